@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line parsing with getopt_long_only, driven by the op table
+ * (ops.c) and the settings table below: `-blur 5`, `--blur 5`, `--blur=5`. */
+#include "config.h"
+#include "cli.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int integer(const char *s, long long lo, long long hi, long long *v)
+{
+    char *end;
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    *v = strtoll(s, &end, 10);
+    return (*end || *v < lo || *v > hi) ? -1 : 0;
+}
+
+static gf_status set_border(gf_settings *s, const char *a)
+{
+    static const char *const names[] = {"clamp", "mirror", "wrap", "zero"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(a, names[i])) {
+            s->border = (gf_border)i;
+            return GF_OK;
+        }
+    return gf_error(GF_EINVAL, "invalid -border '%s' (want clamp, mirror, wrap or zero)", a);
+}
+
+static gf_status set_background(gf_settings *s, const char *a)
+{
+    unsigned v[4] = {0, 0, 0, 255};
+    size_t n = strlen(a);
+    if (!strcmp(a, "none"))
+        v[3] = 0;
+    else if (!strcmp(a, "white"))
+        v[0] = v[1] = v[2] = 255;
+    else if (!strcmp(a, "black"))
+        ;
+    else if (a[0] == '#' && (n == 7 || n == 9) && strspn(a + 1, "0123456789abcdefABCDEF") == n - 1) {
+        for (size_t i = 0; i < (n - 1) / 2; i++) {
+            char h[3] = {a[1 + 2 * i], a[2 + 2 * i], 0};
+            v[i] = (unsigned)strtoul(h, NULL, 16);
+        }
+    } else
+        return gf_error(GF_EINVAL, "invalid -background '%s' (want none, black, white, #RRGGBB or #RRGGBBAA)", a);
+    for (int i = 0; i < 4; i++)
+        s->bg.rgba[i] = (uint16_t)(v[i] * 257);
+    s->bg.given = 1;
+    return GF_OK;
+}
+
+static gf_status set_device(gf_settings *s, const char *a)
+{
+    long long n;
+    if (!strcmp(a, "auto"))
+        s->device = GF_DEVICE_AUTO;
+    else if (!strcmp(a, "cpu"))
+        s->device = GF_DEVICE_CPU;
+    else if (!strcmp(a, "cuda"))
+        s->device = GF_DEVICE_CUDA, s->device_index = -1;
+    else if (!strncmp(a, "cuda:", 5) && !integer(a + 5, 0, 1023, &n))
+        s->device = GF_DEVICE_CUDA, s->device_index = (int)n;
+    else
+        return gf_error(GF_EINVAL, "invalid -device '%s' (want auto, cpu, cuda or cuda:N)", a);
+    return GF_OK;
+}
+
+#define INT_SETTING(fn, field, lo, hi, what)                                                                          \
+    static gf_status fn(gf_settings *s, const char *a)                                                                \
+    {                                                                                                                 \
+        long long v;                                                                                                  \
+        if (integer(a, lo, hi, &v))                                                                                   \
+            return gf_error(GF_EINVAL, "invalid " what " '%s' (want an integer %lld to %lld)", a, (long long)(lo),  \
+                            (long long)(hi));                                                                         \
+        s->field = v;                                                                                                 \
+        return GF_OK;                                                                                                 \
+    }
+INT_SETTING(set_quality, quality, 1, 100, "-quality")
+INT_SETTING(set_compress, compress, 0, 9, "-compress")
+INT_SETTING(set_threads, threads, 1, 1024, "-threads")
+INT_SETTING(set_limit, limit_pixels, 1, 1LL << 40, "-limit-pixels")
+
+static gf_status set_format(gf_settings *s, const char *a)
+{
+    if (!strcmp(a, "png"))
+        s->format = GF_FMT_PNG;
+    else if (!strcmp(a, "jpeg") || !strcmp(a, "jpg"))
+        s->format = GF_FMT_JPEG;
+    else if (!strcmp(a, "pnm"))
+        s->format = GF_FMT_PNM;
+    else
+        return gf_error(GF_EINVAL, "invalid -format '%s' (want png, jpeg or pnm)", a);
+    return GF_OK;
+}
+
+static gf_status set_depth(gf_settings *s, const char *a)
+{
+    if (strcmp(a, "8") && strcmp(a, "16"))
+        return gf_error(GF_EINVAL, "invalid -depth '%s' (want 8 or 16)", a);
+    s->depth = atoi(a);
+    return GF_OK;
+}
+
+static gf_status set_bins(gf_settings *s, const char *a)
+{
+    long long v;
+    if (integer(a, 1, 65536, &v) || (v & (v - 1)))
+        return gf_error(GF_EINVAL, "invalid -bins '%s' (want a power of two up to 65536)", a);
+    s->bins = (int)v;
+    return GF_OK;
+}
+
+static gf_status set_verbose(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->verbose = 1;
+    s->quiet = 0;
+    return GF_OK;
+}
+
+static gf_status set_quiet(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->quiet = 1;
+    s->verbose = 0;
+    return GF_OK;
+}
+
+static gf_status set_progress(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->progress = 1;
+    return GF_OK;
+}
+
+/* help, h and version have no apply function: the parser handles them. */
+const gf_setting gf_settings_table[] = {
+    {"border", GF_ARG_REQUIRED, "clamp|mirror|wrap|zero", "how later stencils read outside the image (clamp)",
+     set_border},
+    {"background", GF_ARG_REQUIRED, "COLOR", "fill for -rotate: none, black, white, #RRGGBB[AA]", set_background},
+    {"device", GF_ARG_REQUIRED, "auto|cpu|cuda[:N]", "where operations run (auto)", set_device},
+    {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
+    {"compress", GF_ARG_REQUIRED, "N", "PNG zlib level 0..9 (6)", set_compress},
+    {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
+     set_format},
+    {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
+    {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
+     set_bins},
+    {"threads", GF_ARG_REQUIRED, "N", "codec worker threads in batch mode (number of cores)", set_threads},
+    {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)",
+     set_limit},
+    {"v", GF_ARG_NONE, NULL, "per-stage timings on stderr", set_verbose},
+    {"q", GF_ARG_NONE, NULL, "print nothing but errors", set_quiet},
+    {"progress", GF_ARG_NONE, NULL, "progress bar on stderr in batch mode", set_progress},
+    {"h", GF_ARG_NONE, NULL, "this help", NULL},
+    {"help", GF_ARG_NONE, NULL, "this help", NULL},
+    {"version", GF_ARG_NONE, NULL, "versions of gpufilter, libpng, libjpeg and CUDA", NULL},
+};
+const int gf_nsettings = (int)(sizeof gf_settings_table / sizeof gf_settings_table[0]);
+
+static int has_arg(enum gf_argkind k)
+{
+    return k == GF_ARG_REQUIRED ? required_argument : k == GF_ARG_OPTIONAL ? optional_argument : no_argument;
+}
+
+static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
+{
+    if (p->nsteps % 16 == 0) {
+        gf_step *n = realloc(p->steps, sizeof *n * ((size_t)p->nsteps + 16));
+        if (!n)
+            return gf_error(GF_ENOMEM, "out of memory");
+        p->steps = n;
+    }
+    gf_step *s = &p->steps[p->nsteps];
+    memset(s, 0, sizeof *s);
+    s->op = op;
+    s->border = p->set.border;
+    s->bg = p->set.bg;
+    s->bins = p->set.bins;
+    s->verbose = p->set.verbose;
+    if (op->parse) {
+        gf_status st = op->parse(s, arg);
+        if (st)
+            return st;
+    }
+    p->nsteps++;
+    if (op->passthrough)
+        p->has_histogram = 1;
+    return GF_OK;
+}
+
+gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->set.quality = 90;
+    p->set.compress = 6;
+    p->set.device_index = -1;
+    p->set.limit_pixels = 1ull << 28;
+
+    const int nlong = gf_nops + gf_nsettings;
+    struct option *lo = calloc((size_t)nlong + 1, sizeof *lo);
+    if (!lo)
+        return gf_error(GF_ENOMEM, "out of memory");
+    for (int i = 0; i < gf_nops; i++)
+        lo[i] = (struct option){gf_ops[i].name, has_arg(gf_ops[i].arg), NULL, 256 + i};
+    for (int i = 0; i < gf_nsettings; i++)
+        lo[gf_nops + i] =
+            (struct option){gf_settings_table[i].name, has_arg(gf_settings_table[i].arg), NULL, 256 + gf_nops + i};
+
+    gf_status st = GF_OK;
+    int c;
+    opterr = 0;
+    optind = 0; /* full reinitialisation (GNU), so that tests may parse twice */
+    while (!st && (c = getopt_long_only(argc, argv, ":", lo, NULL)) != -1) {
+        if (c == '?') {
+            st = gf_error(GF_EINVAL, "unknown or ambiguous option '%s'", argv[optind - 1]);
+        } else if (c == ':') {
+            st = gf_error(GF_EINVAL, "option '%s' needs an argument", argv[optind - 1]);
+        } else if (c - 256 < gf_nops) {
+            st = add_step(p, &gf_ops[c - 256], optarg);
+        } else {
+            const gf_setting *s = &gf_settings_table[c - 256 - gf_nops];
+            if (s->apply)
+                st = s->apply(&p->set, optarg);
+            else if (!strcmp(s->name, "version"))
+                p->version = 1;
+            else
+                p->help = 1;
+        }
+    }
+    free(lo);
+    if (st)
+        return st;
+    p->args = argv + optind;
+    p->nargs = argc - optind;
+    if (p->help || p->version)
+        return GF_OK;
+    if (p->nargs == 0)
+        return gf_error(GF_EINVAL, "missing INPUT");
+    if (p->nargs == 1 && !p->has_histogram)
+        return gf_error(GF_EINVAL, "missing OUTPUT after '%s'", p->args[0]);
+    if (p->nargs > 2)
+        return gf_error(GF_EINVAL, "too many arguments: expected INPUT OUTPUT, got %d names", p->nargs);
+    return GF_OK;
+}
+
+void gf_plan_free(gf_plan *p)
+{
+    free(p->steps);
+    p->steps = NULL;
+}
+
+static void help_line(FILE *f, const char *name, enum gf_argkind k, const char *metavar, const char *help)
+{
+    char left[64];
+    if (!metavar)
+        snprintf(left, sizeof left, "-%s", name);
+    else if (k == GF_ARG_OPTIONAL)
+        snprintf(left, sizeof left, "-%s%s", name, metavar);
+    else
+        snprintf(left, sizeof left, "-%s %s", name, metavar);
+    fprintf(f, "  %-28s %s\n", left, help);
+}
+
+void gf_cli_help(FILE *f)
+{
+    fputs("Usage: gpufilter [SETTINGS] [OPERATIONS] INPUT OUTPUT\n"
+          "       gpufilter [SETTINGS] -histogram FILE INPUT\n"
+          "Filter an image on the GPU (or the CPU): operations run in command-line order,\n"
+          "settings apply to the operations written after them.  '-' reads standard input\n"
+          "or writes standard output.  Every option also takes two dashes (--blur=5).\n\n"
+          "Operations:\n",
+          f);
+    for (int i = 0; i < gf_nops; i++)
+        help_line(f, gf_ops[i].name, gf_ops[i].arg, gf_ops[i].metavar, gf_ops[i].help);
+    fputs("\nSettings:\n", f);
+    for (int i = 0; i < gf_nsettings; i++)
+        if (strcmp(gf_settings_table[i].name, "h"))
+            help_line(f, gf_settings_table[i].name, gf_settings_table[i].arg, gf_settings_table[i].metavar,
+                      gf_settings_table[i].help);
+    fputs("\nExit status: 0 success, 1 an input could not be processed, 2 usage error.\n"
+          "Example: gpufilter -blur 2 -laplacian -rotate 90 in.png out.png\n"
+          "See gpufilter(1) for the exact arithmetic of every operation.\n",
+          f);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GF_CLI_H
+#define GF_CLI_H
+
+#include <stdint.h>
+
+#include "codec.h"
+#include "ops.h"
+
+enum gf_device { GF_DEVICE_AUTO, GF_DEVICE_CPU, GF_DEVICE_CUDA };
+
+/* Settings in force at a point of the command line. */
+typedef struct gf_settings {
+    gf_border border;
+    gf_color bg;
+    int bins;
+    enum gf_device device;
+    int device_index; /* -1: any */
+    int quality, compress;
+    gf_format format;
+    int depth; /* 0: as decoded */
+    int threads;
+    uint64_t limit_pixels;
+    int verbose, quiet, progress;
+} gf_settings;
+
+/* What the command line asks for. */
+typedef struct gf_plan {
+    gf_settings set;
+    gf_step *steps;
+    int nsteps;
+    char **args; /* INPUT [OUTPUT] */
+    int nargs;
+    int help, version;
+    int has_histogram;
+} gf_plan;
+
+/* A setting: one entry of the settings table (cli.c). */
+typedef struct gf_setting {
+    const char *name;
+    enum gf_argkind arg;
+    const char *metavar;
+    const char *help;
+    gf_status (*apply)(gf_settings *s, const char *arg);
+} gf_setting;
+
+extern const gf_setting gf_settings_table[];
+extern const int gf_nsettings;
+
+/* Parses argv into *plan (GF_EINVAL with the detail recorded on a usage error). */
+gf_status gf_cli_parse(int argc, char **argv, gf_plan *plan);
+void gf_plan_free(gf_plan *plan);
+void gf_cli_help(FILE *f);
+
+#endif

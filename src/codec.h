@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GF_CODEC_H
+#define GF_CODEC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image.h"
+
+typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
+
+typedef struct gf_decode_opts {
+    uint64_t limit_pixels; /* checked from the header, before any allocation */
+    int verbose;           /* print codec warnings */
+    const char *name;      /* for warnings */
+} gf_decode_opts;
+
+typedef struct gf_encode_opts {
+    int quality;  /* JPEG 1..100 */
+    int compress; /* PNG zlib level 0..9 */
+    int pam;      /* PNM: always write P7 */
+} gf_encode_opts;
+
+/* Recognises the format from the first bytes, never from a name. */
+gf_format gf_sniff(const uint8_t *buf, size_t n);
+/* The output format an extension asks for (.png, .jpg/.jpeg, .ppm/.pgm/.pam/.pnm), else GF_FMT_NONE. */
+gf_format gf_format_from_name(const char *path);
+const char *gf_format_name(gf_format f);
+
+gf_status gf_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_format *fmt);
+gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img);
+gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img);
+gf_status gf_pnm_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img);
+
+/* Encoders write to an open stream; the JPEG one wants 8-bit gray or RGB. */
+gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o);
+gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o);
+gf_status gf_pnm_encode(FILE *f, const gf_image *img, const gf_encode_opts *o);
+
+/* Reads a whole file ("-": standard input) into a new buffer. */
+gf_status gf_read_file(const char *path, uint8_t **buf, size_t *n);
+/* Writes through `emit` to a temporary file beside `path`, renamed into
+ * place only when complete ("-": standard output).  Nothing is left behind on
+ * failure and an existing file at `path` stays untouched. */
+gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx), void *ctx);
+void gf_fileio_init(void);
+
+const char *gf_codec_versions(void);
+
+#endif

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* JPEG through the libjpeg API (libjpeg-turbo): baseline and progressive,
+ * gray and YCbCr at any subsampling in; CMYK/YCCK refused; 8-bit gray/RGB out.
+ * Warnings that mean lost data (premature end, bad Huffman code, hit a marker
+ * mid-scan) are errors: a partial image is never returned. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "codec.h"
+
+struct jerr {
+    struct jpeg_error_mgr pub;
+    jmp_buf jb;
+    char msg[JMSG_LENGTH_MAX + 64];
+    const gf_decode_opts *opts;
+};
+
+static void on_error_exit(j_common_ptr cinfo)
+{
+    struct jerr *e = (struct jerr *)cinfo->err;
+    char buf[JMSG_LENGTH_MAX];
+    cinfo->err->format_message(cinfo, buf);
+    snprintf(e->msg, sizeof e->msg, "%s", buf);
+    longjmp(e->jb, 1);
+}
+
+static void on_message(j_common_ptr cinfo, int level)
+{
+    struct jerr *e = (struct jerr *)cinfo->err;
+    if (level >= 0)
+        return; /* trace messages */
+    int code = cinfo->err->msg_code;
+    char buf[JMSG_LENGTH_MAX];
+    cinfo->err->format_message(cinfo, buf);
+    if (code == JWRN_JPEG_EOF) {
+        snprintf(e->msg, sizeof e->msg, "truncated JPEG data");
+        longjmp(e->jb, 1);
+    }
+    if (code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC || code == JWRN_HUFF_BAD_CODE) {
+        snprintf(e->msg, sizeof e->msg, "corrupt JPEG data: %s", buf);
+        longjmp(e->jb, 1);
+    }
+    if (e->opts && e->opts->verbose)
+        fprintf(stderr, "gpufilter: %s: libjpeg warning: %s\n", e->opts->name ? e->opts->name : "-", buf);
+}
+
+struct jdec {
+    struct jpeg_decompress_struct cinfo;
+    struct jerr err;
+    gf_image img;
+    gf_status status;
+};
+
+static int decode(struct jdec *d, const uint8_t *buf, size_t n)
+{
+    struct jpeg_decompress_struct *ci = &d->cinfo;
+    if (setjmp(d->err.jb))
+        return -1;
+    jpeg_create_decompress(ci);
+    jpeg_mem_src(ci, buf, (unsigned long)n);
+    jpeg_read_header(ci, TRUE);
+    if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK) {
+        d->status = gf_error(GF_EFORMAT, "CMYK JPEG is not supported (convert it to RGB first)");
+        return -1;
+    }
+    gf_shape s = {(int)ci->image_width, (int)ci->image_height, ci->num_components == 1 ? 1 : 3, 8};
+    if (ci->image_width > GF_MAX_DIM || ci->image_height > GF_MAX_DIM)
+        s.width = s.height = GF_MAX_DIM + 1; /* reported as over the per-side maximum */
+    if ((d->status = gf_shape_check(&s, d->err.opts->limit_pixels)))
+        return -1;
+    ci->out_color_space = s.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_start_decompress(ci);
+    if ((int)ci->output_components != s.channels) {
+        d->status = gf_error(GF_EINTERNAL, "unexpected JPEG output layout");
+        return -1;
+    }
+    if ((d->status = gf_image_alloc(&d->img, s.width, s.height, s.channels, 8)))
+        return -1;
+    while (ci->output_scanline < ci->output_height) {
+        JSAMPROW row = (JSAMPROW)d->img.data + (size_t)ci->output_scanline * d->img.stride;
+        jpeg_read_scanlines(ci, &row, 1);
+    }
+    jpeg_finish_decompress(ci);
+    return 0;
+}
+
+gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img)
+{
+    struct jdec *d = calloc(1, sizeof *d);
+    if (!d)
+        return gf_error(GF_ENOMEM, "out of memory");
+    d->cinfo.err = jpeg_std_error(&d->err.pub);
+    d->err.pub.error_exit = on_error_exit;
+    d->err.pub.emit_message = on_message;
+    d->err.opts = o;
+    gf_status st = GF_OK;
+    if (decode(d, buf, n)) {
+        st = d->status ? d->status : gf_error(GF_EFORMAT, "%s", d->err.msg);
+        gf_image_free(&d->img);
+    } else {
+        *img = d->img;
+    }
+    jpeg_destroy_decompress(&d->cinfo);
+    free(d);
+    return st;
+}
+
+struct jenc {
+    struct jpeg_compress_struct cinfo;
+    struct jerr err;
+};
+
+static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_opts *o)
+{
+    struct jpeg_compress_struct *ci = &e->cinfo;
+    if (setjmp(e->err.jb))
+        return -1;
+    jpeg_create_compress(ci);
+    jpeg_stdio_dest(ci, f);
+    ci->image_width = (JDIMENSION)img->width;
+    ci->image_height = (JDIMENSION)img->height;
+    ci->input_components = img->channels;
+    ci->in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(ci);
+    jpeg_set_quality(ci, o->quality, TRUE);
+    jpeg_start_compress(ci, TRUE);
+    while (ci->next_scanline < ci->image_height) {
+        JSAMPROW row = (JSAMPROW)img->data + (size_t)ci->next_scanline * img->stride;
+        jpeg_write_scanlines(ci, &row, 1);
+    }
+    jpeg_finish_compress(ci);
+    return 0;
+}
+
+gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
+{
+    if (img->depth != 8 || (img->channels != 1 && img->channels != 3))
+        return gf_error(GF_EINTERNAL, "JPEG encoder needs 8-bit gray or RGB");
+    struct jenc *e = calloc(1, sizeof *e);
+    if (!e)
+        return gf_error(GF_ENOMEM, "out of memory");
+    e->cinfo.err = jpeg_std_error(&e->err.pub);
+    e->err.pub.error_exit = on_error_exit;
+    e->err.pub.emit_message = on_message;
+    gf_status st = GF_OK;
+    errno = 0;
+    if (encode(e, f, img, o))
+        st = gf_error(GF_EIO, "cannot write JPEG data: %s", errno ? strerror(errno) : e->err.msg);
+    jpeg_destroy_compress(&e->cinfo);
+    free(e);
+    return st;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The eight symmetries of the rectangle (flip, flop, transpose, transverse,
+ * rotations by multiples of 90 degrees): exact pixel moves. */
+#include "config.h"
+
+#include <string.h>
+
+#include "sample.h"
+
+gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out)
+{
+    const int W = in->width, H = in->height, o = s->variant;
+    const size_t px = (size_t)in->channels * (in->depth / 8);
+    const uint8_t *src = in->data;
+    uint8_t *dst = out->data;
+    for (int y = 0; y < out->height; y++)
+        for (int x = 0; x < out->width; x++) {
+            int sx = (o & GF_OR_SWAP) ? y : x, sy = (o & GF_OR_SWAP) ? x : y;
+            if (o & GF_OR_FX)
+                sx = W - 1 - sx;
+            if (o & GF_OR_FY)
+                sy = H - 1 - sy;
+            memcpy(dst + ((size_t)y * out->width + x) * px, src + ((size_t)sy * W + sx) * px, px);
+        }
+    return GF_OK;
+}

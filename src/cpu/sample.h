@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* Sample access and border maps for the CPU reference implementations. */
+#ifndef GF_CPU_SAMPLE_H
+#define GF_CPU_SAMPLE_H
+
+#include <stdlib.h>
+
+#include "../ops.h"
+
+static inline uint32_t ld(const void *p, size_t i, int depth)
+{
+    return depth == 16 ? ((const uint16_t *)p)[i] : ((const uint8_t *)p)[i];
+}
+
+static inline void put(void *p, size_t i, int depth, uint32_t v)
+{
+    if (depth == 16)
+        ((uint16_t *)p)[i] = (uint16_t)v;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)v;
+}
+
+/* map[k] = source index of position k - r in a line of n (or -1: zero),
+ * for k in [0, n + 2r).  Caller frees. */
+static inline gf_status border_map(long n, long r, int border, long **out)
+{
+    if ((size_t)r > (SIZE_MAX / sizeof(long) - (size_t)n) / 2)
+        return gf_error(GF_EOVERFLOW, "radius %ld is too large", r);
+    long *m = malloc(((size_t)n + 2 * (size_t)r) * sizeof *m);
+    if (!m)
+        return gf_error(GF_ENOMEM, "out of memory for a border map of %ld entries", n + 2 * r);
+    for (long k = 0; k < n + 2 * r; k++)
+        m[k] = gf_border_index(k - r, n, border);
+    *out = m;
+    return GF_OK;
+}
+
+/* Allocates n elements of `size` bytes with the multiplication checked. */
+static inline gf_status alloc_array(size_t n, size_t size, void **out)
+{
+    if (size && n > SIZE_MAX / size)
+        return gf_error(GF_EOVERFLOW, "work buffer too large");
+    void *p = malloc(n * size > 0 ? n * size : 1);
+    if (!p)
+        return gf_error(GF_ENOMEM, "out of memory for a work buffer of %zu bytes", n * size);
+    *out = p;
+    return GF_OK;
+}
+
+#endif

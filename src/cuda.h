@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA back end (src/cuda.c): device choice, device buffers, the
+ * pipeline resident on the GPU.  Host C only; kernels live in kernels/. */
+#ifndef GF_CUDA_H
+#define GF_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops.h"
+
+typedef struct gf_cuda gf_cuda;
+
+/* Opens CUDA device `index` (-1: device 0 if any works).  GF_ENODEV when
+ * there is no driver or device; built without CUDA, always GF_ENODEV. */
+gf_status gf_cuda_open(int index, gf_cuda **out);
+void gf_cuda_close(gf_cuda *cu);
+const char *gf_cuda_device_name(const gf_cuda *cu);
+/* Runtime and driver versions for --version. */
+void gf_cuda_versions(char *buf, size_t size);
+
+/* Uploads *img, runs the steps on the device, downloads the result into a
+ * new *img (the old one freed).  Output shapes are checked against `limit`. */
+gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit,
+                      int verbose, const char *name);
+
+/* Per-op device implementations (in and out hold device pointers). */
+gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_box(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_laplacian(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_orient(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_rotate(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_histogram(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+gf_status gf_cuda_equalize(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA entry points of a CPU-only build (--disable-cuda, or no nvcc):
+ * there is never a device, so `-device auto` runs on the CPU and
+ * `-device cuda` fails with a clear message. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cuda.h"
+
+gf_status gf_cuda_open(int index, gf_cuda **out)
+{
+    (void)index;
+    *out = NULL;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}
+
+void gf_cuda_close(gf_cuda *cu)
+{
+    (void)cu;
+}
+
+const char *gf_cuda_device_name(const gf_cuda *cu)
+{
+    (void)cu;
+    return "no device";
+}
+
+void gf_cuda_versions(char *buf, size_t size)
+{
+    snprintf(buf, size, "CUDA: not built in (configured with --disable-cuda or without nvcc)");
+}
+
+gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
+                      const char *name)
+{
+    (void)cu, (void)steps, (void)nsteps, (void)img, (void)limit, (void)verbose, (void)name;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}

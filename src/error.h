@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GF_ERROR_H
+#define GF_ERROR_H
+
+/* Every function that can fail returns a gf_status; the human detail is
+ * recorded (per thread) with gf_error() and printed once by main. */
+typedef enum gf_status {
+    GF_OK = 0,
+    GF_EINVAL,    /* bad argument or option value (usage error) */
+    GF_ENOMEM,    /* host allocation failed */
+    GF_EOVERFLOW, /* size arithmetic would overflow */
+    GF_EIO,       /* read or write failed */
+    GF_EFORMAT,   /* input is not a valid image of a supported kind */
+    GF_ELIMIT,    /* image above -limit-pixels */
+    GF_ENODEV,    /* no usable CUDA device */
+    GF_ECUDA,     /* a CUDA call failed */
+    GF_EINTERNAL  /* a bug */
+} gf_status;
+
+#if defined(__GNUC__)
+#define GF_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GF_PRINTF(a, b)
+#endif
+
+/* Records the detail of the current error (replacing any earlier one) and
+ * returns `st`, so that callers can write `return gf_error(GF_EIO, ...)`. */
+gf_status gf_error(gf_status st, const char *fmt, ...) GF_PRINTF(2, 3);
+/* The detail recorded last on this thread, or a generic text for `st`. */
+const char *gf_error_detail(gf_status st);
+void gf_error_clear(void);
+const char *gf_strerror(gf_status st);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The arithmetic that the CPU reference and the CUDA kernels must share bit
+ * for bit: border indexing, fixed-point blur shifts, box division, the
+ * equalisation curve.  Plain C, compiled by both gcc and nvcc. */
+#ifndef GF_NUMERIC_H
+#define GF_NUMERIC_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define GF_HD __host__ __device__ __forceinline__
+#else
+#define GF_HD static inline
+#endif
+
+typedef enum gf_border {
+    GF_BORDER_CLAMP = 0,  /* aaa|abcd|ddd */
+    GF_BORDER_MIRROR = 1, /* dcb|abcd|cba (OpenCV BORDER_REFLECT_101) */
+    GF_BORDER_WRAP = 2,   /* bcd|abcd|abc */
+    GF_BORDER_ZERO = 3    /* 000|abcd|000 */
+} gf_border;
+
+/* Index of the sample that position i (any integer) reads in a line of n
+ * samples, or -1 for a zero sample.  Works for |i| far beyond n. */
+GF_HD long gf_border_index(long i, long n, int border)
+{
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case GF_BORDER_CLAMP:
+        return i < 0 ? 0 : n - 1;
+    case GF_BORDER_WRAP: {
+        long r = i % n;
+        return r < 0 ? r + n : r;
+    }
+    case GF_BORDER_MIRROR: {
+        if (n == 1)
+            return 0;
+        long p = 2 * (n - 1);
+        long r = i % p;
+        if (r < 0)
+            r += p;
+        return r < n ? r : p - r;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* Gaussian blur fixed point.  Taps are integers summing to 2^GF_BLUR_BITS(depth).
+ * Horizontal pass: t = round(sum q*x / 2^(bits-8)), an intermediate with 8
+ * fraction bits (uint16 for 8-bit images, uint32 for 16-bit).  Vertical pass:
+ * out = round(sum q*t / 2^(bits+8)).  8-bit sums fit uint32, 16-bit ones uint64. */
+#define GF_BLUR_BITS(depth) ((depth) == 16 ? 31 : 16)
+#define GF_BLUR_SHIFT1(depth) (GF_BLUR_BITS(depth) - 8)
+#define GF_BLUR_SHIFT2(depth) (GF_BLUR_BITS(depth) + 8)
+
+/* Equalisation curve: cdf[v] counts the samples <= v; n is the sample count,
+ * cmin the cdf of the smallest value present.  Rounded half up. */
+GF_HD uint32_t gf_equalize_value(uint64_t cdf_v, uint64_t cmin, uint64_t n, uint32_t maxval, uint32_t v)
+{
+    if (n == cmin) /* one value only: leave the channel as it is */
+        return v;
+    uint64_t den = n - cmin;
+    return (uint32_t)(((cdf_v - cmin) * maxval + den / 2) / den);
+}
+
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* One image end to end: read, decode, the operation chain (CPU or GPU),
+ * depth and format conversion, atomic write. */
+#include "config.h"
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double gf_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void gf_timing(const char *name, const char *stage, double ms, const char *info)
+{
+    fprintf(stderr, "gpufilter: %s: %-10s %9.3f ms%s%s\n", name, stage, ms, info ? "  " : "", info ? info : "");
+}
+
+gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
+                          const char *name)
+{
+    for (int i = 0; i < nsteps; i++) {
+        const gf_step *s = &steps[i];
+        double t0 = gf_now_ms();
+        gf_status st;
+        if (s->op->passthrough) {
+            st = s->op->cpu(s, img, NULL);
+        } else {
+            gf_shape in = gf_image_shape(img), out;
+            gf_image next;
+            if ((st = gf_step_shape(s, &in, &out)) || (st = gf_shape_check(&out, limit)) ||
+                (st = gf_image_alloc(&next, out.width, out.height, out.channels, out.depth)))
+                return st;
+            st = s->op->cpu(s, img, &next);
+            if (st) {
+                gf_image_free(&next);
+                return st;
+            }
+            gf_image_free(img);
+            *img = next;
+        }
+        if (st)
+            return st;
+        if (verbose)
+            gf_timing(name, s->op->name, gf_now_ms() - t0, "(cpu)");
+    }
+    return GF_OK;
+}
+
+struct encode_ctx {
+    gf_format fmt;
+    const gf_image *img;
+    gf_encode_opts opts;
+};
+
+static gf_status emit_image(FILE *f, void *ctx)
+{
+    const struct encode_ctx *e = ctx;
+    switch (e->fmt) {
+    case GF_FMT_PNG: return gf_png_encode(f, e->img, &e->opts);
+    case GF_FMT_JPEG: return gf_jpeg_encode(f, e->img, &e->opts);
+    default: return gf_pnm_encode(f, e->img, &e->opts);
+    }
+}
+
+static const char *display(const char *path)
+{
+    return strcmp(path, "-") ? path : "(stdin)";
+}
+
+gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
+                     const char **failed_name)
+{
+    const gf_settings *set = &plan->set;
+    const char *name = display(input);
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    gf_image img = {0};
+    gf_format infmt;
+    char info[128];
+    *failed_name = name;
+
+    double t0 = gf_now_ms();
+    gf_status st = gf_read_file(input, &buf, &n);
+    if (st)
+        return st;
+    double t1 = gf_now_ms();
+    gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
+    st = gf_decode(buf, n, &dopts, &img, &infmt);
+    free(buf);
+    if (st)
+        return st;
+    if (set->verbose) {
+        gf_timing(name, "read", t1 - t0, NULL);
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(infmt), img.width, img.height,
+                 gf_layout_name(img.channels), img.depth);
+        gf_timing(name, "decode", gf_now_ms() - t1, info);
+    }
+
+    if (plan->nsteps)
+        st = cu ? gf_cuda_run(cu, plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name)
+                : gf_pipeline_cpu(plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
+    if (st || !output) {
+        gf_image_free(&img);
+        return st;
+    }
+
+    *failed_name = display(output);
+    struct encode_ctx e = {set->format, &img, {set->quality, set->compress, 0}};
+    if (!e.fmt && strcmp(output, "-"))
+        e.fmt = gf_format_from_name(output);
+    if (!e.fmt)
+        e.fmt = infmt;
+    if (e.fmt == GF_FMT_PNM) {
+        const char *dot = strrchr(output, '.');
+        e.opts.pam = dot && !strcmp(dot, ".pam");
+    }
+    double t2 = gf_now_ms();
+    if (set->depth)
+        st = gf_image_set_depth(&img, set->depth);
+    if (!st && e.fmt == GF_FMT_JPEG) {
+        if (set->depth == 16)
+            st = gf_error(GF_EINVAL, "JPEG cannot hold 16-bit samples (-depth 16)");
+        else {
+            gf_image_drop_alpha(&img);
+            st = gf_image_set_depth(&img, 8);
+        }
+    }
+    if (!st)
+        st = gf_write_file(output, emit_image, &e);
+    if (!st && set->verbose) {
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(e.fmt), img.width, img.height,
+                 gf_layout_name(img.channels), img.depth);
+        gf_timing(name, "encode", gf_now_ms() - t2, info);
+    }
+    gf_image_free(&img);
+    return st;
+}

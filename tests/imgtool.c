@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* Test helper.
+ *   imgtool make W H C DEPTH SEED PATTERN OUT.pam   deterministic test image
+ *       PATTERN: noise, smooth, edge, const, ramp
+ *   imgtool cmp A B TOL     exit 0 if same shape and every sample within TOL
+ *   imgtool info FILE       prints "W H C DEPTH"
+ *   imgtool get FILE X Y CH prints one sample */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+
+static uint64_t rng;
+static uint32_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static int load(const char *path, gf_image *img)
+{
+    uint8_t *buf;
+    size_t n;
+    gf_format f;
+    gf_decode_opts o = {1ull << 40, 0, path};
+    if (gf_read_file(path, &buf, &n) || gf_decode(buf, n, &o, img, &f)) {
+        fprintf(stderr, "imgtool: %s: %s\n", path, gf_error_detail(GF_EIO));
+        return -1;
+    }
+    free(buf);
+    return 0;
+}
+
+static gf_status emit(FILE *f, void *ctx)
+{
+    gf_encode_opts o = {90, 6, 1};
+    return gf_pnm_encode(f, ctx, &o);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 9 && !strcmp(argv[1], "make")) {
+        int w = atoi(argv[2]), h = atoi(argv[3]), c = atoi(argv[4]), d = atoi(argv[5]);
+        rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)atoll(argv[6]) * 0x2545F4914F6CDD1Dull;
+        if (!rng)
+            rng = 1;
+        const char *pat = argv[7];
+        gf_image img;
+        if (gf_image_alloc(&img, w, h, c, d))
+            return 2;
+        const unsigned max = gf_maxval(d);
+        unsigned k = next() % (max + 1);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int ch = 0; ch < c; ch++) {
+                    unsigned v;
+                    if (!strcmp(pat, "noise"))
+                        v = next() % (max + 1);
+                    else if (!strcmp(pat, "smooth"))
+                        v = (unsigned)lround(max * (0.5 + 0.45 * sin(x * 0.11 + ch) * cos(y * 0.07 - ch)));
+                    else if (!strcmp(pat, "edge"))
+                        v = (x + ch) * 2 < w ? 0 : max;
+                    else if (!strcmp(pat, "ramp"))
+                        v = (unsigned)(((uint64_t)(x + y * w) * (max + 1) / ((uint64_t)w * h)) % (max + 1));
+                    else
+                        v = k;
+                    gf_image_set(&img, x, y, ch, v);
+                }
+        if (gf_write_file(argv[8], emit, &img)) {
+            fprintf(stderr, "imgtool: %s\n", gf_error_detail(GF_EIO));
+            return 2;
+        }
+        gf_image_free(&img);
+        return 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "cmp")) {
+        gf_image a, b;
+        if (load(argv[2], &a) || load(argv[3], &b))
+            return 2;
+        if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth) {
+            fprintf(stderr, "imgtool: shapes differ: %dx%dx%d/%d vs %dx%dx%d/%d\n", a.width, a.height, a.channels,
+                    a.depth, b.width, b.height, b.channels, b.depth);
+            return 1;
+        }
+        long tol = atol(argv[4]), worst = 0, bad = 0;
+        int wx = 0, wy = 0, wc = 0;
+        for (int y = 0; y < a.height; y++)
+            for (int x = 0; x < a.width; x++)
+                for (int ch = 0; ch < a.channels; ch++) {
+                    long d = labs((long)gf_image_get(&a, x, y, ch) - (long)gf_image_get(&b, x, y, ch));
+                    if (d > tol)
+                        bad++;
+                    if (d > worst)
+                        worst = d, wx = x, wy = y, wc = ch;
+                }
+        if (bad) {
+            fprintf(stderr, "imgtool: %ld samples differ by more than %ld (worst %ld at %d,%d ch %d: %u vs %u)\n",
+                    bad, tol, worst, wx, wy, wc, gf_image_get(&a, wx, wy, wc), gf_image_get(&b, wx, wy, wc));
+            return 1;
+        }
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "info")) {
+        gf_image a;
+        if (load(argv[2], &a))
+            return 2;
+        printf("%d %d %d %d\n", a.width, a.height, a.channels, a.depth);
+        return 0;
+    }
+    if (argc == 6 && !strcmp(argv[1], "get")) {
+        gf_image a;
+        if (load(argv[2], &a))
+            return 2;
+        printf("%u\n", gf_image_get(&a, atoi(argv[3]), atoi(argv[4]), atoi(argv[5])));
+        return 0;
+    }
+    fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH\n");
+    return 2;
+}

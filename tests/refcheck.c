@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the CPU reference operations against naive references
+ * written here, independently: float64 Gaussian, direct window sums, direct
+ * 3x3 stencils, explicit index formulas.  Random images of odd sizes, 1x1,
+ * strips, every border, 8 and 16 bit, 1 to 4 channels.
+ *   refcheck OP    (blur, box, laplacian, orient, histogram, equalize, taps) */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {17, 13}, {64, 37}, {3, 70}, {70, 3}};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+static const char *const border_names[] = {"clamp", "mirror", "wrap", "zero"};
+static int failures, checks;
+
+static void random_image(gf_image *img, int w, int h, int c, int d, int smooth)
+{
+    if (gf_image_alloc(img, w, h, c, d))
+        exit(2);
+    unsigned max = gf_maxval(d);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int ch = 0; ch < c; ch++)
+                gf_image_set(img, x, y, ch,
+                             smooth ? (unsigned)(max * (0.5 + 0.5 * sin(0.3 * x + ch) * cos(0.2 * y)))
+                                    : next() % (max + 1));
+}
+
+/* Border by repeated reflection / modular arithmetic, written without numeric.h. */
+static long ref_index(long i, long n, int border)
+{
+    if (i >= 0 && i < n)
+        return i;
+    switch (border) {
+    case GF_BORDER_CLAMP: return i < 0 ? 0 : n - 1;
+    case GF_BORDER_WRAP: return ((i % n) + n) % n;
+    case GF_BORDER_MIRROR:
+        if (n == 1)
+            return 0;
+        while (i < 0 || i >= n)
+            i = i < 0 ? -i : 2 * (n - 1) - i;
+        return i;
+    default: return -1;
+    }
+}
+
+static double sample(const gf_image *img, long x, long y, int ch, int border)
+{
+    long sx = ref_index(x, img->width, border), sy = ref_index(y, img->height, border);
+    return (sx < 0 || sy < 0) ? 0.0 : gf_image_get(img, (int)sx, (int)sy, ch);
+}
+
+static void report(const char *what, const gf_image *in, const gf_step *s, int x, int y, int ch, double got,
+                   double want)
+{
+    if (failures++ < 10)
+        fprintf(stderr, "FAIL %s %dx%dx%d/%d border=%s r=%d sigma=%g at (%d,%d,%d): got %g want %g\n", what,
+                in->width, in->height, in->channels, in->depth, border_names[s->border], s->radius, s->sigma, x, y,
+                ch, got, want);
+}
+
+static gf_status run(const gf_step *s, const gf_image *in, gf_image *out)
+{
+    gf_shape is = gf_image_shape(in), os;
+    gf_status st = gf_step_shape(s, &is, &os);
+    if (!st)
+        st = gf_image_alloc(out, os.width, os.height, os.channels, os.depth);
+    if (!st)
+        st = s->op->cpu(s, in, out);
+    if (st) {
+        fprintf(stderr, "FAIL %s: %s\n", s->op->name, gf_error_detail(st));
+        exit(1);
+    }
+    return st;
+}
+
+static gf_step make_step(const char *op, const char *arg, int border)
+{
+    gf_step s = {0};
+    s.op = gf_op_find(op);
+    s.border = (gf_border)border;
+    if (s.op->parse && s.op->parse(&s, arg)) {
+        fprintf(stderr, "bad test argument %s %s\n", op, arg);
+        exit(2);
+    }
+    return s;
+}
+
+static void check_blur(void)
+{
+    static const char *const args[] = {"0.3", "1", "2.5", "7", "50", "3x0.8", "40x4"};
+    for (int si = 0; si < NSIZES; si++)
+        for (int a = 0; a < 7; a++)
+            for (int b = 0; b < 4; b++) {
+                int c = 1 + (si + a) % 4, d = (si + b) % 2 ? 16 : 8;
+                gf_image in, out;
+                random_image(&in, sizes[si][0], sizes[si][1], c, d, a % 2);
+                gf_step s = make_step("blur", args[a], b);
+                run(&s, &in, &out);
+                const int R = s.radius, W = in.width, H = in.height;
+                double *w = malloc(sizeof *w * (2 * R + 1)), tot = 0;
+                for (int i = -R; i <= R; i++)
+                    tot += w[i + R] = exp(-(double)i * i / (2 * s.sigma * s.sigma));
+                double *t = malloc(sizeof *t * (size_t)W * H);
+                for (int ch = 0; ch < c; ch++) {
+                    for (int y = 0; y < H; y++)
+                        for (int x = 0; x < W; x++) {
+                            double acc = 0;
+                            for (int i = -R; i <= R; i++)
+                                acc += w[i + R] / tot * sample(&in, x + i, y, ch, b);
+                            t[(size_t)y * W + x] = acc;
+                        }
+                    for (int y = 0; y < H; y++)
+                        for (int x = 0; x < W; x++) {
+                            double acc = 0;
+                            for (int j = -R; j <= R; j++) {
+                                long sy = ref_index(y + j, H, b);
+                                acc += sy < 0 ? 0 : w[j + R] / tot * t[(size_t)sy * W + x];
+                            }
+                            double want = floor(acc + 0.5);
+                            double got = gf_image_get(&out, x, y, ch);
+                            checks++;
+                            if (fabs(got - want) > 1)
+                                report("blur", &in, &s, x, y, ch, got, want);
+                        }
+                }
+                free(w);
+                free(t);
+                gf_image_free(&in);
+                gf_image_free(&out);
+            }
+}
+
+static void check_box(void)
+{
+    static const char *const args[] = {"1", "2", "7", "40"};
+    for (int si = 0; si < NSIZES; si++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                int c = 1 + (si + a + b) % 4, d = (si + a) % 2 ? 16 : 8;
+                gf_image in, out;
+                random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
+                gf_step s = make_step("box", args[a], b);
+                run(&s, &in, &out);
+                const long R = s.radius, n = (2 * R + 1) * (2 * R + 1);
+                for (int y = 0; y < in.height; y++)
+                    for (int x = 0; x < in.width; x++)
+                        for (int ch = 0; ch < c; ch++) {
+                            double sum = 0;
+                            for (long j = -R; j <= R; j++)
+                                for (long i = -R; i <= R; i++)
+                                    sum += sample(&in, x + i, y + j, ch, b);
+                            double want = floor(sum / n + 0.5), got = gf_image_get(&out, x, y, ch);
+                            checks++;
+                            if (got != want)
+                                report("box", &in, &s, x, y, ch, got, want);
+                        }
+                gf_image_free(&in);
+                gf_image_free(&out);
+            }
+}
+
+static void check_laplacian(void)
+{
+    static const int k8[3][3] = {{-1, -1, -1}, {-1, 8, -1}, {-1, -1, -1}};
+    static const int k4[3][3] = {{0, -1, 0}, {-1, 4, -1}, {0, -1, 0}};
+    for (int si = 0; si < NSIZES; si++)
+        for (int v = 0; v < 2; v++)
+            for (int b = 0; b < 4; b++)
+                for (int c = 1; c <= 4; c++) {
+                    int d = (si + c) % 2 ? 16 : 8;
+                    gf_image in, out;
+                    random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
+                    gf_step s = make_step("laplacian", v ? "4" : NULL, b);
+                    run(&s, &in, &out);
+                    const int(*k)[3] = v ? k4 : k8;
+                    for (int y = 0; y < in.height; y++)
+                        for (int x = 0; x < in.width; x++)
+                            for (int ch = 0; ch < c; ch++) {
+                                double want;
+                                if (gf_has_alpha(c) && ch == c - 1) {
+                                    want = gf_image_get(&in, x, y, ch);
+                                } else {
+                                    double acc = 0;
+                                    for (int j = -1; j <= 1; j++)
+                                        for (int i = -1; i <= 1; i++)
+                                            acc += k[j + 1][i + 1] * sample(&in, x + i, y + j, ch, b);
+                                    want = fmin(fabs(acc), gf_maxval(d));
+                                }
+                                double got = gf_image_get(&out, x, y, ch);
+                                checks++;
+                                if (got != want)
+                                    report("laplacian", &in, &s, x, y, ch, got, want);
+                            }
+                    gf_image_free(&in);
+                    gf_image_free(&out);
+                }
+}
+
+static void check_orient(void)
+{
+    static const char *const ops[] = {"transpose", "transverse", "flip", "flop", "rotate", "rotate", "rotate",
+                                      "rotate"};
+    static const char *const args[] = {NULL, NULL, NULL, NULL, "90", "180", "270", "-90"};
+    for (int si = 0; si < NSIZES; si++)
+        for (int o = 0; o < 8; o++) {
+            int c = 1 + (si + o) % 4, d = o % 2 ? 16 : 8;
+            gf_image in, out;
+            random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
+            gf_step s = make_step(ops[o], args[o], 0);
+            run(&s, &in, &out);
+            const int W = in.width, H = in.height;
+            for (int y = 0; y < out.height; y++)
+                for (int x = 0; x < out.width; x++) {
+                    int sx, sy;
+                    switch (o) {
+                    case 0: sx = y, sy = x; break;                  /* transpose */
+                    case 1: sx = W - 1 - y, sy = H - 1 - x; break;  /* transverse */
+                    case 2: sx = x, sy = H - 1 - y; break;          /* flip */
+                    case 3: sx = W - 1 - x, sy = y; break;          /* flop */
+                    case 4: sx = y, sy = H - 1 - x; break;          /* 90 clockwise */
+                    case 5: sx = W - 1 - x, sy = H - 1 - y; break;  /* 180 */
+                    default: sx = W - 1 - y, sy = x; break;         /* 270 = -90 */
+                    }
+                    for (int ch = 0; ch < c; ch++) {
+                        double got = gf_image_get(&out, x, y, ch), want = gf_image_get(&in, sx, sy, ch);
+                        checks++;
+                        if (got != want)
+                            report(ops[o], &in, &s, x, y, ch, got, want);
+                    }
+                }
+            gf_image_free(&in);
+            gf_image_free(&out);
+        }
+}
+
+static void check_histogram(void)
+{
+    for (int si = 0; si < NSIZES; si++)
+        for (int c = 1; c <= 4; c++)
+            for (int d = 8; d <= 16; d += 8) {
+                gf_image in;
+                random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
+                const int bins = d == 8 ? 256 : 1 << (si % 8 + 2);
+                uint64_t *got = calloc((size_t)c * bins, sizeof *got), *want = calloc((size_t)c * bins, sizeof *want);
+                gf_histogram_count(&in, bins, got);
+                for (int y = 0; y < in.height; y++)
+                    for (int x = 0; x < in.width; x++)
+                        for (int ch = 0; ch < c; ch++)
+                            want[(size_t)ch * bins + (uint64_t)gf_image_get(&in, x, y, ch) * bins / (1u << d)]++;
+                for (int i = 0; i < c * bins; i++) {
+                    checks++;
+                    if (got[i] != want[i] && failures++ < 10)
+                        fprintf(stderr, "FAIL histogram %dx%dx%d/%d bins %d: bin %d got %llu want %llu\n",
+                                in.width, in.height, c, d, bins, i, (unsigned long long)got[i],
+                                (unsigned long long)want[i]);
+                }
+                free(got);
+                free(want);
+                gf_image_free(&in);
+            }
+}
+
+static void check_equalize(void)
+{
+    for (int si = 0; si < NSIZES; si++)
+        for (int c = 1; c <= 4; c++)
+            for (int d = 8; d <= 16; d += 8) {
+                gf_image in, out;
+                random_image(&in, sizes[si][0], sizes[si][1], c, d, c % 2);
+                gf_step s = make_step("equalize", NULL, 0);
+                run(&s, &in, &out);
+                const unsigned max = gf_maxval(d);
+                const double n = (double)in.width * in.height;
+                for (int ch = 0; ch < c; ch++) {
+                    int alpha = gf_has_alpha(c) && ch == c - 1;
+                    unsigned lo = max;
+                    for (int y = 0; y < in.height; y++)
+                        for (int x = 0; x < in.width; x++)
+                            if (gf_image_get(&in, x, y, ch) < lo)
+                                lo = gf_image_get(&in, x, y, ch);
+                    double cmin = 0;
+                    for (int y = 0; y < in.height; y++)
+                        for (int x = 0; x < in.width; x++)
+                            cmin += gf_image_get(&in, x, y, ch) == lo;
+                    for (int y = 0; y < in.height; y++)
+                        for (int x = 0; x < in.width; x++) {
+                            unsigned v = gf_image_get(&in, x, y, ch);
+                            double cdf = 0;
+                            for (int yy = 0; yy < in.height; yy++)
+                                for (int xx = 0; xx < in.width; xx++)
+                                    cdf += gf_image_get(&in, xx, yy, ch) <= v;
+                            double want = alpha || n == cmin ? v : floor((cdf - cmin) * max / (n - cmin) + 0.5);
+                            double got = gf_image_get(&out, x, y, ch);
+                            checks++;
+                            if (got != want)
+                                report("equalize", &in, &s, x, y, ch, got, want);
+                        }
+                }
+                gf_image_free(&in);
+                gf_image_free(&out);
+            }
+}
+
+static void check_taps(void)
+{
+    static const double sigmas[] = {0.01, 0.5, 1, 2, 5, 20, 50, 333.3};
+    for (int i = 0; i < 8; i++)
+        for (int d = 8; d <= 16; d += 8) {
+            int bits = GF_BLUR_BITS(d), r = gf_blur_radius(sigmas[i]);
+            uint32_t *q;
+            if (gf_blur_taps(sigmas[i], r, bits, &q)) {
+                fprintf(stderr, "FAIL taps sigma %g: %s\n", sigmas[i], gf_error_detail(GF_EINTERNAL));
+                failures++;
+                continue;
+            }
+            uint64_t sum = q[0];
+            double tot = 1, worst = 0;
+            for (int k = 1; k <= r; k++) {
+                sum += 2ull * q[k];
+                tot += 2 * exp(-(double)k * k / (2 * sigmas[i] * sigmas[i]));
+            }
+            for (int k = 0; k <= r; k++) {
+                double exact = exp(-(double)k * k / (2 * sigmas[i] * sigmas[i])) / tot * ldexp(1, bits);
+                worst = fmax(worst, fabs(q[k] - exact));
+            }
+            checks++;
+            if (sum != 1ull << bits || worst >= 1) {
+                fprintf(stderr, "FAIL taps sigma %g depth %d: sum %llu, worst tap error %g units\n", sigmas[i], d,
+                        (unsigned long long)sum, worst);
+                failures++;
+            }
+            free(q);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|histogram|equalize|taps\n");
+        return 2;
+    }
+    const char *w = argv[1];
+    if (!strcmp(w, "blur"))
+        check_blur();
+    else if (!strcmp(w, "box"))
+        check_box();
+    else if (!strcmp(w, "laplacian"))
+        check_laplacian();
+    else if (!strcmp(w, "orient"))
+        check_orient();
+    else if (!strcmp(w, "histogram"))
+        check_histogram();
+    else if (!strcmp(w, "equalize"))
+        check_equalize();
+    else if (!strcmp(w, "taps"))
+        check_taps();
+    else {
+        fprintf(stderr, "refcheck: unknown check '%s'\n", w);
+        return 2;
+    }
+    printf("refcheck %s: %d checks, %d failures\n", w, checks, failures);
+    return failures || !checks ? 1 : 0;
+}
