@@ -24,7 +24,10 @@ struct pngctx {
 static void on_error(png_structp png, png_const_charp msg)
 {
     struct pngctx *c = png_get_error_ptr(png);
-    snprintf(c->msg, sizeof c->msg, "%s", msg);
+    if (!strncmp(msg, "truncated", 9))
+        snprintf(c->msg, sizeof c->msg, "%s", msg);
+    else
+        snprintf(c->msg, sizeof c->msg, "corrupt PNG: %s", msg);
     png_longjmp(png, 1);
 }
 

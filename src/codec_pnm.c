@@ -66,9 +66,9 @@ static gf_status pam_header(struct rd *r, long *w, long *h, long *depth, long *m
         if (!strcmp(key, "ENDHDR"))
             break;
         if (!strcmp(key, "WIDTH"))
-            *w = number(r, GF_MAX_DIM + 1L);
+            *w = number(r, INT32_MAX);
         else if (!strcmp(key, "HEIGHT"))
-            *h = number(r, GF_MAX_DIM + 1L);
+            *h = number(r, INT32_MAX);
         else if (!strcmp(key, "DEPTH"))
             *depth = number(r, 100);
         else if (!strcmp(key, "MAXVAL"))
@@ -103,8 +103,8 @@ gf_status gf_pnm_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
             return st;
     } else {
         c = kind == '5' ? 1 : 3;
-        w = number(&r, GF_MAX_DIM + 1L);
-        h = number(&r, GF_MAX_DIM + 1L);
+        w = number(&r, INT32_MAX);
+        h = number(&r, INT32_MAX);
         maxval = number(&r, 1000000);
         if (w < 0 || h < 0 || maxval < 0)
             return gf_error(GF_EFORMAT, "bad PNM header");

@@ -69,16 +69,17 @@ static gf_status emit_image(FILE *f, void *ctx)
     }
 }
 
-static const char *display(const char *path)
+/* The name of a file in messages: "-" is standard input or output. */
+static const char *display(const char *path, const char *dash)
 {
-    return strcmp(path, "-") ? path : "(stdin)";
+    return strcmp(path, "-") ? path : dash;
 }
 
 gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
                      const char **failed_name)
 {
     const gf_settings *set = &plan->set;
-    const char *name = display(input);
+    const char *name = display(input, "(stdin)");
     uint8_t *buf = NULL;
     size_t n = 0;
     gf_image img = {0};
@@ -111,7 +112,7 @@ gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const 
         return st;
     }
 
-    *failed_name = display(output);
+    *failed_name = display(output, "(stdout)");
     struct encode_ctx e = {set->format, &img, {set->quality, set->compress, 0}};
     if (!e.fmt && strcmp(output, "-"))
         e.fmt = gf_format_from_name(output);
