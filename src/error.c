@@ -38,6 +38,7 @@ const char *gf_strerror(gf_status st)
     case GF_ELIMIT: return "image above the pixel limit";
     case GF_ENODEV: return "no usable CUDA device";
     case GF_ECUDA: return "CUDA error";
+    case GF_EDEVMEM: return "out of GPU memory";
     case GF_EINTERNAL: return "internal error";
     }
     return "unknown error";

@@ -14,6 +14,7 @@ typedef enum gf_status {
     GF_ELIMIT,    /* image above -limit-pixels */
     GF_ENODEV,    /* no usable CUDA device */
     GF_ECUDA,     /* a CUDA call failed */
+    GF_EDEVMEM,   /* out of GPU memory */
     GF_EINTERNAL  /* a bug */
 } gf_status;
 

@@ -47,6 +47,21 @@ GF_HD long gf_border_index(long i, long n, int border)
     }
 }
 
+/* The eight symmetries of the rectangle as bits: output (x, y) reads input
+ * (sx, sy) = swap ? (y, x) : (x, y), then sx mirrored if FX, sy if FY. */
+enum gf_orient {
+    GF_OR_FY = 1,
+    GF_OR_FX = 2,
+    GF_OR_SWAP = 4,
+    GF_ORIENT_FLIP = GF_OR_FY,
+    GF_ORIENT_FLOP = GF_OR_FX,
+    GF_ORIENT_ROT180 = GF_OR_FX | GF_OR_FY,
+    GF_ORIENT_TRANSPOSE = GF_OR_SWAP,
+    GF_ORIENT_ROT90 = GF_OR_SWAP | GF_OR_FY,
+    GF_ORIENT_ROT270 = GF_OR_SWAP | GF_OR_FX,
+    GF_ORIENT_TRANSVERSE = GF_OR_SWAP | GF_OR_FX | GF_OR_FY
+};
+
 /* Gaussian blur fixed point.  Taps are integers summing to 2^GF_BLUR_BITS(depth).
  * Horizontal pass: t = round(sum q*x / 2^(bits-8)), an intermediate with 8
  * fraction bits (uint16 for 8-bit images, uint32 for 16-bit).  Vertical pass:

@@ -13,20 +13,6 @@ typedef struct gf_color {
     int given; /* 0: default ("none" on images with alpha, else black) */
 } gf_color;
 
-/* The eight symmetries of the rectangle as bits: output (x, y) reads input
- * (sx, sy) = swap ? (y, x) : (x, y), then sx mirrored if FX, sy if FY. */
-enum gf_orient {
-    GF_OR_FY = 1,
-    GF_OR_FX = 2,
-    GF_OR_SWAP = 4,
-    GF_ORIENT_FLIP = GF_OR_FY,
-    GF_ORIENT_FLOP = GF_OR_FX,
-    GF_ORIENT_ROT180 = GF_OR_FX | GF_OR_FY,
-    GF_ORIENT_TRANSPOSE = GF_OR_SWAP,
-    GF_ORIENT_ROT90 = GF_OR_SWAP | GF_OR_FY,
-    GF_ORIENT_ROT270 = GF_OR_SWAP | GF_OR_FX,
-    GF_ORIENT_TRANSVERSE = GF_OR_SWAP | GF_OR_FX | GF_OR_FY
-};
 
 struct gf_op;
 struct gf_cuda;

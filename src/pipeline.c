@@ -104,9 +104,16 @@ gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const 
         gf_timing(name, "decode", gf_now_ms() - t1, info);
     }
 
-    if (plan->nsteps)
-        st = cu ? gf_cuda_run(cu, plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name)
-                : gf_pipeline_cpu(plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
+    if (plan->nsteps && cu) {
+        st = gf_cuda_run(cu, plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
+        if (st == GF_EDEVMEM && set->device == GF_DEVICE_AUTO) {
+            if (!set->quiet)
+                fprintf(stderr, "gpufilter: %s: %s; running on the CPU instead\n", name, gf_error_detail(st));
+            cu = NULL;
+        }
+    }
+    if (plan->nsteps && !cu)
+        st = gf_pipeline_cpu(plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
     if (st || !output) {
         gf_image_free(&img);
         return st;

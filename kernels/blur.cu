@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// Gaussian blur: separable integer fixed point, bit-identical to src/cpu/blur.c.
+//
+// Row pass (blur_rows): one block of 256 threads per ROW_TILE = 512 pixels of
+// one row.  The block stages the taps q[0..R] and the row segment with its
+// halo, (ROW_TILE + 2R) pixels x C channels, in shared memory as 32-bit words
+// (border rule applied while loading), then each thread computes outputs
+// k, k + 256, ... of the tile: consecutive threads read consecutive words, so
+// there are no bank conflicts.  Taps are symmetric: q0*x0 + sum q_i*(x_-i + x_i).
+// Column pass (blur_cols): 32 x 8 threads per tile of COL_TX = 32 samples x
+// COL_TY = 64 rows; the block stages (COL_TY + 2R) rows x 32 samples, each
+// warp reading one 32-sample row segment (coalesced), and each thread walks
+// down its column for 8 outputs; a warp's shared reads are one row: no
+// conflicts, no padding needed.
+// Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
+// column pass) fall back to the global-memory kernels, which give the same
+// result: the arithmetic is integer and exact.
+#include "kernel_util.cuh"
+
+namespace {
+
+constexpr int ROW_TILE = 512, ROW_THREADS = 256;
+constexpr int COL_TX = 32, COL_TY = 64, COL_THREADS_Y = 8;
+
+template <typename Tin> struct mid_of;
+template <> struct mid_of<uint8_t> { using type = uint16_t; using acc = uint32_t; };
+template <> struct mid_of<uint16_t> { using type = uint32_t; using acc = uint64_t; };
+
+template <typename Tin, int C>
+__global__ void blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type *__restrict__ mid, int W,
+                          int tiles, const uint32_t *__restrict__ taps, int R, int border, int sh1)
+{
+    using Acc = typename mid_of<Tin>::acc;
+    extern __shared__ uint32_t smem[];
+    uint32_t *s_taps = smem, *s_row = smem + R + 1;
+    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * ROW_TILE; // 1-D grid: H may exceed 65535
+    const Tin *row = in + (size_t)y * W * C;
+    for (int i = threadIdx.x; i <= R; i += blockDim.x)
+        s_taps[i] = taps[i];
+    const int span = (ROW_TILE + 2 * R) * C;
+    for (int k = threadIdx.x; k < span; k += blockDim.x) {
+        const int p = k / C, c = k - p * C;
+        const long sx = gf_border_index((long)x0 - R + p, W, border);
+        s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
+    }
+    __syncthreads();
+    const int n = min(ROW_TILE, W - x0) * C;
+    typename mid_of<Tin>::type *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        const uint32_t *s = s_row + R * C + k;
+        Acc acc = (Acc)s_taps[0] * s[0];
+        for (int i = 1; i <= R; i++)
+            acc += (Acc)s_taps[i] * (s[-i * C] + s[i * C]);
+        dst[k] = (typename mid_of<Tin>::type)((acc + ((Acc)1 << (sh1 - 1))) >> sh1);
+    }
+}
+
+template <typename Tin, int C>
+__global__ void blur_rows_naive(const Tin *__restrict__ in, typename mid_of<Tin>::type *__restrict__ mid, int W,
+                                int H, const uint32_t *__restrict__ taps, int R, int border, int sh1)
+{
+    using Acc = typename mid_of<Tin>::acc;
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (size_t)W * H * C)
+        return;
+    const size_t y = k / ((size_t)W * C);
+    const int x = (int)(k / C % W), c = (int)(k % C);
+    const Tin *row = in + y * W * C;
+    Acc acc = 0;
+    for (int i = -R; i <= R; i++) {
+        const long sx = gf_border_index((long)x + i, W, border);
+        if (sx >= 0)
+            acc += (Acc)taps[i < 0 ? -i : i] * row[sx * C + c];
+    }
+    mid[k] = (typename mid_of<Tin>::type)((acc + ((Acc)1 << (sh1 - 1))) >> sh1);
+}
+
+template <typename Tin>
+__global__ void blur_cols(const typename mid_of<Tin>::type *__restrict__ mid, Tin *__restrict__ out, int N, int H,
+                          const uint32_t *__restrict__ taps, int R, int border, int sh2, uint32_t maxval)
+{
+    using Acc = typename mid_of<Tin>::acc;
+    extern __shared__ uint32_t smem[];
+    uint32_t *s_taps = smem, *s_col = smem + R + 1; // [(COL_TY + 2R)][COL_TX]
+    const int s0 = blockIdx.x * COL_TX, y0 = blockIdx.y * COL_TY, tx = threadIdx.x;
+    const int tid = threadIdx.y * COL_TX + tx;
+    for (int i = tid; i <= R; i += COL_TX * COL_THREADS_Y)
+        s_taps[i] = taps[i];
+    const int rows = COL_TY + 2 * R, s = s0 + tx;
+    for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y) {
+        const long sy = gf_border_index((long)y0 - R + r, H, border);
+        s_col[r * COL_TX + tx] = (sy < 0 || s >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + s];
+    }
+    __syncthreads();
+    if (s >= N)
+        return;
+    for (int r = threadIdx.y; r < COL_TY && y0 + r < H; r += COL_THREADS_Y) {
+        const uint32_t *c = s_col + (r + R) * COL_TX + tx;
+        Acc acc = (Acc)s_taps[0] * c[0];
+        for (int i = 1; i <= R; i++)
+            acc += (Acc)s_taps[i] * ((Acc)c[-i * COL_TX] + c[i * COL_TX]);
+        const Acc v = (acc + ((Acc)1 << (sh2 - 1))) >> sh2;
+        out[(size_t)(y0 + r) * N + s] = (Tin)(v > maxval ? maxval : v);
+    }
+}
+
+template <typename Tin>
+__global__ void blur_cols_naive(const typename mid_of<Tin>::type *__restrict__ mid, Tin *__restrict__ out, int N,
+                                int H, const uint32_t *__restrict__ taps, int R, int border, int sh2, uint32_t maxval)
+{
+    using Acc = typename mid_of<Tin>::acc;
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (size_t)N * H)
+        return;
+    const long y = (long)(k / N);
+    const size_t s = k % N;
+    Acc acc = 0;
+    for (int j = -R; j <= R; j++) {
+        const long sy = gf_border_index(y + j, H, border);
+        if (sy >= 0)
+            acc += (Acc)taps[j < 0 ? -j : j] * mid[(size_t)sy * N + s];
+    }
+    const Acc v = (acc + ((Acc)1 << (sh2 - 1))) >> sh2;
+    out[k] = (Tin)(v > maxval ? maxval : v);
+}
+
+} // namespace
+
+extern "C" size_t gf_blur_scratch_bytes(const gf_image *in)
+{
+    return gf_samples(in) * (in->depth == 16 ? 4 : 2);
+}
+
+extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps,
+                                      int R, int border, int variant, cudaStream_t st)
+{
+    const int W = in->width, H = in->height, d = in->depth;
+    const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
+    const uint32_t maxval = gf_maxval(d);
+    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+        using Mid = typename mid_of<T>::type;
+        Mid *mid = (Mid *)scratch;
+        const T *src = (const T *)in->data;
+        T *dst = (T *)out->data;
+        const size_t n = gf_samples(in);
+        const size_t row_smem = ((size_t)R + 1 + ((size_t)ROW_TILE + 2 * (size_t)R) * C) * 4;
+        if (variant == GF_KERNEL_NAIVE || !gf_fit_smem(blur_rows<T, C>, row_smem))
+            blur_rows_naive<T, C><<<gf_blocks(n, 256), 256, 0, st>>>(src, mid, W, H, d_taps, R, border, sh1);
+        else
+        {
+            const unsigned tiles = gf_blocks(W, ROW_TILE);
+            blur_rows<T, C><<<tiles * H, ROW_THREADS, row_smem, st>>>(src, mid, W, (int)tiles, d_taps, R, border, sh1);
+        }
+        GF_LAUNCH_CHECK();
+        const int N = W * C;
+        const size_t col_smem = ((size_t)R + 1 + ((size_t)COL_TY + 2 * (size_t)R) * COL_TX) * 4;
+        if (variant == GF_KERNEL_NAIVE || !gf_fit_smem(blur_cols<T>, col_smem))
+            blur_cols_naive<T><<<gf_blocks(n, 256), 256, 0, st>>>(mid, dst, N, H, d_taps, R, border, sh2, maxval);
+        else
+            blur_cols<T><<<dim3(gf_blocks(N, COL_TX), gf_blocks(H, COL_TY)), dim3(COL_TX, COL_THREADS_Y), col_smem,
+                           st>>>(mid, dst, N, H, d_taps, R, border, sh2, maxval);
+        GF_LAUNCH_CHECK();
+        return cudaSuccess;
+    });
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Laplacian (8- or 4-neighbour), bit-identical to src/cpu/laplacian.c.
+//
+// One block of 32 x 8 threads per tile of TX = 32 x TY = 16 pixels; the block
+// stages the tile plus a one-pixel halo, (TY + 2) x (TX + 2) pixels x C
+// channels, as 32-bit words in shared memory (border rule applied while
+// loading; row loads are consecutive words, coalesced in global memory).  Each
+// thread then computes two pixels, all colour channels; alpha is copied.
+// The row pitch (TX + 2) * C words is odd for C = 1, 3 and 2 mod 4 for C = 2,
+// 4, so a warp reading 32 neighbouring pixels of one row hits distinct banks
+// for C = 1 and at most 2-way for the interleaved channels.
+#include "kernel_util.cuh"
+
+namespace {
+
+constexpr int TX = 32, TY = 16, THREADS_Y = 8;
+
+template <typename T, int C>
+__global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, int W, int H, int k4, int border,
+                                uint32_t maxval)
+{
+    __shared__ uint32_t tile[(TY + 2) * (TX + 2) * C];
+    constexpr int pitch = (TX + 2) * C;
+    const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
+    const int tid = threadIdx.y * TX + threadIdx.x;
+    for (int k = tid; k < (TY + 2) * pitch; k += TX * THREADS_Y) {
+        const int r = k / pitch, rest = k - r * pitch, p = rest / C, c = rest - p * C;
+        const long sy = gf_border_index((long)y0 - 1 + r, H, border);
+        const long sx = gf_border_index((long)x0 - 1 + p, W, border);
+        tile[k] = (sx < 0 || sy < 0) ? 0u : (uint32_t)in[((size_t)sy * W + sx) * C + c];
+    }
+    __syncthreads();
+    constexpr int CC = (C == 2 || C == 4) ? C - 1 : C;
+    const int x = x0 + threadIdx.x;
+    for (int r = threadIdx.y; r < TY; r += THREADS_Y) {
+        const int y = y0 + r;
+        if (x >= W || y >= H)
+            continue;
+        const uint32_t *m = tile + (r + 1) * pitch + (threadIdx.x + 1) * C;
+        T *o = out + ((size_t)y * W + x) * C;
+#pragma unroll
+        for (int c = 0; c < CC; c++) {
+            const int64_t n4 = (int64_t)m[c - pitch] + m[c + pitch] + m[c - C] + m[c + C];
+            int64_t v;
+            if (k4)
+                v = 4 * (int64_t)m[c] - n4;
+            else
+                v = 8 * (int64_t)m[c] - n4 - m[c - pitch - C] - m[c - pitch + C] - m[c + pitch - C] - m[c + pitch + C];
+            if (v < 0)
+                v = -v;
+            o[c] = (T)(v > maxval ? maxval : v);
+        }
+        if (CC < C)
+            o[C - 1] = (T)m[C - 1];
+    }
+}
+
+template <typename T, int C>
+__global__ void laplacian_naive(const T *__restrict__ in, T *__restrict__ out, int W, int H, int k4, int border,
+                                uint32_t maxval)
+{
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (size_t)W * H)
+        return;
+    const long x = (long)(k % W), y = (long)(k / W);
+    constexpr int CC = (C == 2 || C == 4) ? C - 1 : C;
+    for (int c = 0; c < CC; c++) {
+        int64_t v = 0;
+        for (int j = -1; j <= 1; j++)
+            for (int i = -1; i <= 1; i++) {
+                const int w = (i == 0 && j == 0) ? (k4 ? 4 : 8) : (k4 && i != 0 && j != 0) ? 0 : -1;
+                const long sx = gf_border_index(x + i, W, border), sy = gf_border_index(y + j, H, border);
+                if (w && sx >= 0 && sy >= 0)
+                    v += w * (int64_t)in[((size_t)sy * W + sx) * C + c];
+            }
+        if (v < 0)
+            v = -v;
+        out[k * C + c] = (T)(v > maxval ? maxval : v);
+    }
+    if (CC < C)
+        out[k * C + C - 1] = in[k * C + C - 1];
+}
+
+} // namespace
+
+extern "C" cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, int kernel4, int border, int variant,
+                                           cudaStream_t st)
+{
+    const int W = in->width, H = in->height;
+    const uint32_t maxval = gf_maxval(in->depth);
+    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+        const T *src = (const T *)in->data;
+        T *dst = (T *)out->data;
+        if (variant == GF_KERNEL_NAIVE)
+            laplacian_naive<T, C><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, kernel4, border,
+                                                                                maxval);
+        else
+            laplacian_tiled<T, C><<<dim3(gf_blocks(W, TX), gf_blocks(H, TY)), dim3(TX, THREADS_Y), 0, st>>>(
+                src, dst, W, H, kernel4, border, maxval);
+        GF_LAUNCH_CHECK();
+        return cudaSuccess;
+    });
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// The eight symmetries (flip, flop, transpose, transverse, rotate 90/180/270):
+// exact pixel moves, identical to src/cpu/orient.c.
+//
+// Without an axis swap (flip, flop, rotate 180) every output row is one input
+// row, possibly reversed: one thread per pixel, reads and writes coalesced.
+// With a swap (transpose, transverse, rotate 90/270) the block moves a
+// TILE x TILE = 32 x 32 pixel tile through shared memory with 32 x 8 threads:
+// it reads the input tile row by row (consecutive threads, consecutive input
+// pixels) and writes the output tile row by row, reading the shared tile down
+// a column.  The tile is padded to [32][33] pixels so that a column read by a
+// warp falls in 32 different banks for 4-byte pixels.
+// A pixel is moved as one unit of C * depth/8 bytes (1 to 8).
+#include "kernel_util.cuh"
+
+namespace {
+
+constexpr int TILE = 32, ROWS = 8;
+
+template <int B> struct pixel {
+    uint8_t b[B];
+};
+template <> struct pixel<1> { uint8_t v; };
+template <> struct pixel<2> { uint16_t v; };
+template <> struct pixel<4> { uint32_t v; };
+template <> struct pixel<8> { uint64_t v; };
+
+template <typename P>
+__global__ void orient_direct(const P *__restrict__ in, P *__restrict__ out, int W, int H, int fx, int fy)
+{
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (size_t)W * H)
+        return;
+    const int x = (int)(k % W), y = (int)(k / W);
+    const int sx = fx ? W - 1 - x : x, sy = fy ? H - 1 - y : y;
+    out[k] = in[(size_t)sy * W + sx];
+}
+
+// Output (x, y) reads input (sx, sy) = (y, x), then mirrored by fx / fy.  OW = H, OH = W.
+template <typename P>
+__global__ void orient_swap(const P *__restrict__ in, P *__restrict__ out, int W, int H, int fx, int fy)
+{
+    __shared__ P tile[TILE][TILE + 1];
+    const int ox0 = blockIdx.x * TILE, oy0 = blockIdx.y * TILE; // output tile origin
+    const int OW = H, OH = W;
+    // load: a = output row offset (input column), b = output column offset (input row)
+    const int a = threadIdx.x;
+    const int sxo = oy0 + a;
+    for (int b = threadIdx.y; b < TILE; b += ROWS) {
+        const int syo = ox0 + b;
+        if (sxo < W && syo < H) {
+            const int sx = fx ? W - 1 - sxo : sxo, sy = fy ? H - 1 - syo : syo;
+            tile[b][a] = in[(size_t)sy * W + sx];
+        }
+    }
+    __syncthreads();
+    const int x = ox0 + threadIdx.x;
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        const int y = oy0 + r;
+        if (x < OW && y < OH)
+            out[(size_t)y * OW + x] = tile[threadIdx.x][r];
+    }
+}
+
+template <int B> cudaError_t launch(const gf_image *in, gf_image *out, int o, cudaStream_t st)
+{
+    const pixel<B> *src = (const pixel<B> *)in->data;
+    pixel<B> *dst = (pixel<B> *)out->data;
+    const int W = in->width, H = in->height, fx = !!(o & GF_OR_FX), fy = !!(o & GF_OR_FY);
+    if (o & GF_OR_SWAP)
+        orient_swap<pixel<B>><<<dim3(gf_blocks(H, TILE), gf_blocks(W, TILE)), dim3(TILE, ROWS), 0, st>>>(src, dst, W,
+                                                                                                    H, fx, fy);
+    else
+        orient_direct<pixel<B>><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, fx, fy);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, int o, cudaStream_t st)
+{
+    switch (in->channels * in->depth / 8) {
+    case 1: return launch<1>(in, out, o, st);
+    case 2: return launch<2>(in, out, o, st);
+    case 3: return launch<3>(in, out, o, st);
+    case 4: return launch<4>(in, out, o, st);
+    case 6: return launch<6>(in, out, o, st);
+    default: return launch<8>(in, out, o, st);
+    }
+}

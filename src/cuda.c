@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA back end, host side (C only; kernels are launched through
+ * kernels/gf_kernels.h): device choice, buffers sized once per image (two
+ * ping-pong image buffers plus scratch), one upload, the whole chain on the
+ * device on one stream, one download.  Every CUDA call is checked. */
+#include "config.h"
+#include "cuda.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gf_kernels.h"
+#include "pipeline.h"
+
+struct gf_cuda {
+    int device;
+    char name[300];
+    cudaStream_t stream;
+    void *buf[2];
+    size_t buf_cap[2];
+    void *scratch;
+    size_t scratch_cap;
+    uint32_t *taps;
+    size_t taps_cap;
+    unsigned long long *counts;
+    size_t counts_cap;
+};
+
+static gf_status fail(cudaError_t e, const char *what)
+{
+    (void)cudaGetLastError(); /* clear a non-sticky error */
+    if (e == cudaErrorMemoryAllocation)
+        return gf_error(GF_EDEVMEM, "out of GPU memory (%s)", what);
+    return gf_error(GF_ECUDA, "CUDA error in %s: %s", what, cudaGetErrorString(e));
+}
+
+#define CU(call)                                                                                                      \
+    do {                                                                                                              \
+        cudaError_t e_ = (call);                                                                                      \
+        if (e_ != cudaSuccess)                                                                                        \
+            return fail(e_, #call);                                                                                   \
+    } while (0)
+
+/* Grows a device buffer to at least `need` bytes (contents not kept). */
+static gf_status ensure(void **p, size_t *cap, size_t need, const char *what)
+{
+    if (need <= *cap)
+        return GF_OK;
+    if (*p)
+        CU(cudaFree(*p));
+    *p = NULL;
+    *cap = 0;
+    cudaError_t e = cudaMalloc(p, need);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        size_t free_b = 0, total = 0;
+        (void)cudaGetLastError();
+        cudaMemGetInfo(&free_b, &total);
+        if (e == cudaErrorMemoryAllocation)
+            return gf_error(GF_EDEVMEM, "out of GPU memory: %s needs %zu MiB, %zu MiB free", what, need >> 20,
+                            free_b >> 20);
+        return fail(e, "cudaMalloc");
+    }
+    *cap = need;
+    return GF_OK;
+}
+
+gf_status gf_cuda_open(int index, gf_cuda **out)
+{
+    int count = 0;
+    *out = NULL;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gf_error(GF_ENODEV, "no usable CUDA driver or device (%s)", cudaGetErrorString(e));
+    }
+    if (count == 0)
+        return gf_error(GF_ENODEV, "no CUDA device found");
+    const int dev = index < 0 ? 0 : index;
+    if (dev >= count)
+        return gf_error(GF_ENODEV, "no CUDA device %d (found %d)", dev, count);
+    gf_cuda *cu = calloc(1, sizeof *cu);
+    if (!cu)
+        return gf_error(GF_ENOMEM, "out of memory");
+    struct cudaDeviceProp prop;
+    if ((e = cudaSetDevice(dev)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        free(cu);
+        return gf_error(GF_ENODEV, "CUDA device %d does not work (%s)", dev, cudaGetErrorString(e));
+    }
+    cu->device = dev;
+    snprintf(cu->name, sizeof cu->name, "cuda:%d (%s, %d SMs, %.1f GiB)", dev, prop.name, prop.multiProcessorCount,
+             prop.totalGlobalMem / 1073741824.0);
+    *out = cu;
+    return GF_OK;
+}
+
+void gf_cuda_close(gf_cuda *cu)
+{
+    if (!cu)
+        return;
+    cudaFree(cu->buf[0]);
+    cudaFree(cu->buf[1]);
+    cudaFree(cu->scratch);
+    cudaFree(cu->taps);
+    cudaFree(cu->counts);
+    cudaStreamDestroy(cu->stream);
+    free(cu);
+}
+
+const char *gf_cuda_device_name(const gf_cuda *cu)
+{
+    return cu->name;
+}
+
+void gf_cuda_versions(char *buf, size_t size)
+{
+    int rt = 0, drv = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    (void)cudaGetLastError();
+    if (drv)
+        snprintf(buf, size, "CUDA runtime %d.%d, driver %d.%d", rt / 1000, rt % 1000 / 10, drv / 1000,
+                 drv % 1000 / 10);
+    else
+        snprintf(buf, size, "CUDA runtime %d.%d, no CUDA driver", rt / 1000, rt % 1000 / 10);
+}
+
+static gf_status launched(cudaError_t e, const char *op)
+{
+    return e == cudaSuccess ? GF_OK : fail(e, op);
+}
+
+gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    uint32_t *q;
+    gf_status st = gf_blur_taps(s->sigma, s->radius, GF_BLUR_BITS(in->depth), &q);
+    if (st)
+        return st;
+    const size_t tap_bytes = ((size_t)s->radius + 1) * sizeof *q;
+    if (!(st = ensure((void **)&cu->taps, &cu->taps_cap, tap_bytes, "blur taps")) &&
+        !(st = ensure(&cu->scratch, &cu->scratch_cap, gf_blur_scratch_bytes(in), "blur intermediate"))) {
+        cudaError_t e = cudaMemcpyAsync(cu->taps, q, tap_bytes, cudaMemcpyHostToDevice, cu->stream);
+        /* pageable source: the copy has been staged when the call returns, q may go */
+        st = e != cudaSuccess ? fail(e, "cudaMemcpyAsync(taps)")
+                              : launched(gf_blur_launch(in, out, cu->scratch, cu->taps, s->radius, s->border,
+                                                        GF_KERNEL_TILED, cu->stream),
+                                         "blur kernels");
+    }
+    free(q);
+    return st;
+}
+
+gf_status gf_cuda_box(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_box_scratch_bytes(in, s->radius), "box intermediate");
+    if (st)
+        return st;
+    return launched(gf_box_launch(in, out, cu->scratch, s->radius, s->border, GF_KERNEL_TILED, cu->stream),
+                    "box kernels");
+}
+
+gf_status gf_cuda_laplacian(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    return launched(gf_laplacian_launch(in, out, s->variant == 4, s->border, GF_KERNEL_TILED, cu->stream),
+                    "laplacian kernel");
+}
+
+gf_status gf_cuda_orient(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    return launched(gf_orient_launch(in, out, s->variant, cu->stream), "orientation kernel");
+}
+
+gf_status gf_cuda_rotate(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    if (fmod(s->angle, 90.0) == 0) {
+        static const int right[4] = {0, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
+        return launched(gf_orient_launch(in, out, right[(int)(s->angle / 90.0) & 3], cu->stream),
+                        "orientation kernel");
+    }
+    uint32_t bg[4];
+    gf_rotate_background(s, out->channels, in->depth, bg);
+    const double a = s->angle * M_PI / 180.0;
+    return launched(gf_rotate_launch(in, out, cos(a), sin(a), bg, cu->stream), "rotate kernel");
+}
+
+gf_status gf_cuda_histogram(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    (void)out;
+    const int bins = gf_histogram_bins(s, in->depth);
+    const size_t n = (size_t)in->channels * bins;
+    gf_status st = ensure((void **)&cu->counts, &cu->counts_cap, n * sizeof(unsigned long long), "histogram");
+    if (st)
+        return st;
+    uint64_t *host = malloc(n * sizeof *host);
+    if (!host)
+        return gf_error(GF_ENOMEM, "out of memory");
+    cudaError_t e = gf_histogram_launch(in, bins, cu->counts, cu->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(host, cu->counts, n * sizeof *host, cudaMemcpyDeviceToHost, cu->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(cu->stream);
+    st = e != cudaSuccess ? fail(e, "histogram") : gf_histogram_write(s->path, in, bins, host);
+    free(host);
+    return st;
+}
+
+gf_status gf_cuda_equalize(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    (void)s;
+    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_equalize_scratch_bytes(in), "equalize tables");
+    if (st)
+        return st;
+    return launched(gf_equalize_launch(in, out, cu->scratch, cu->stream), "equalize kernels");
+}
+
+gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
+                      const char *name)
+{
+    /* Shapes first: limits are checked and buffers sized before any work. */
+    gf_shape shape = gf_image_shape(img);
+    size_t bytes, most;
+    gf_status st = gf_image_bytes(shape.width, shape.height, shape.channels, shape.depth, &most);
+    for (int i = 0; !st && i < nsteps; i++) {
+        if (steps[i].op->passthrough)
+            continue;
+        if (!steps[i].op->cuda)
+            return gf_error(GF_EINTERNAL, "-%s has no CUDA implementation", steps[i].op->name);
+        gf_shape next;
+        if (!(st = gf_step_shape(&steps[i], &shape, &next)) && !(st = gf_shape_check(&next, limit)) &&
+            !(st = gf_image_bytes(next.width, next.height, next.channels, next.depth, &bytes))) {
+            shape = next;
+            if (bytes > most)
+                most = bytes;
+        }
+    }
+    if (st || (st = ensure(&cu->buf[0], &cu->buf_cap[0], most, "image buffer")) ||
+        (st = ensure(&cu->buf[1], &cu->buf_cap[1], most, "image buffer")))
+        return st;
+
+    gf_image result;
+    if ((st = gf_image_alloc(&result, shape.width, shape.height, shape.channels, shape.depth)))
+        return st;
+    cudaEvent_t *ev = NULL;
+    const int nev = nsteps + 3;
+    if (verbose) {
+        ev = calloc((size_t)nev, sizeof *ev);
+        for (int i = 0; ev && i < nev; i++)
+            if (cudaEventCreate(&ev[i]) != cudaSuccess) {
+                st = fail(cudaGetLastError(), "cudaEventCreate");
+                break;
+            }
+    }
+#define MARK(i)                                                                                                        \
+    do {                                                                                                               \
+        if (ev && !st) {                                                                                               \
+            cudaError_t e_ = cudaEventRecord(ev[i], cu->stream);                                                      \
+            if (e_ != cudaSuccess)                                                                                     \
+                st = fail(e_, "cudaEventRecord");                                                                      \
+        }                                                                                                              \
+    } while (0)
+
+    gf_image cur = *img;
+    int which = 0;
+    cur.data = cu->buf[0];
+    MARK(0);
+    if (!st) {
+        cudaError_t e = cudaMemcpyAsync(cu->buf[0], img->data, img->stride * img->height, cudaMemcpyHostToDevice,
+                                        cu->stream);
+        if (e != cudaSuccess)
+            st = fail(e, "cudaMemcpyAsync(upload)");
+    }
+    MARK(1);
+    for (int i = 0; !st && i < nsteps; i++) {
+        const gf_step *s = &steps[i];
+        if (s->op->passthrough) {
+            st = s->op->cuda(cu, s, &cur, NULL);
+        } else {
+            gf_shape in = gf_image_shape(&cur), o;
+            gf_step_shape(s, &in, &o);
+            gf_image next = {o.width, o.height, o.channels, o.depth,
+                             (size_t)o.width * o.channels * (o.depth / 8), cu->buf[1 - which]};
+            if (!(st = s->op->cuda(cu, s, &cur, &next))) {
+                cur = next;
+                which = 1 - which;
+            }
+        }
+        MARK(i + 2);
+    }
+    if (!st) {
+        cudaError_t e = cudaMemcpyAsync(result.data, cur.data, result.stride * result.height, cudaMemcpyDeviceToHost,
+                                        cu->stream);
+        if (e == cudaSuccess && ev)
+            e = cudaEventRecord(ev[nsteps + 2], cu->stream);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(cu->stream);
+        if (e != cudaSuccess)
+            st = fail(e, "download");
+    }
+    if (!st && ev) {
+        float ms;
+        char info[64];
+        cudaEventElapsedTime(&ms, ev[0], ev[1]);
+        gf_timing(name, "upload", ms, "(cuda)");
+        for (int i = 0; i < nsteps; i++) {
+            cudaEventElapsedTime(&ms, ev[i + 1], ev[i + 2]);
+            snprintf(info, sizeof info, "(cuda:%d)", cu->device);
+            gf_timing(name, steps[i].op->name, ms, info);
+        }
+        cudaEventElapsedTime(&ms, ev[nsteps + 1], ev[nsteps + 2]);
+        gf_timing(name, "download", ms, "(cuda)");
+    }
+#undef MARK
+    for (int i = 0; ev && i < nev; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    free(ev);
+    if (st) {
+        gf_image_free(&result);
+        return st;
+    }
+    gf_image_free(img);
+    *img = result;
+    return GF_OK;
+}
