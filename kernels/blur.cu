@@ -38,10 +38,16 @@ __global__ void blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type
     for (int i = threadIdx.x; i <= R; i += blockDim.x)
         s_taps[i] = taps[i];
     const int span = (ROW_TILE + 2 * R) * C;
-    for (int k = threadIdx.x; k < span; k += blockDim.x) {
-        const int p = k / C, c = k - p * C;
-        const long sx = gf_border_index((long)x0 - R + p, W, border);
-        s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
+    if (x0 >= R && x0 + ROW_TILE + R <= W) { // no border: one contiguous run of the row
+        const Tin *src = row + (size_t)(x0 - R) * C;
+        for (int k = threadIdx.x; k < span; k += blockDim.x)
+            s_row[k] = src[k];
+    } else {
+        for (int k = threadIdx.x; k < span; k += blockDim.x) {
+            const int p = k / C, c = k - p * C;
+            const long sx = gf_border_index((long)x0 - R + p, W, border);
+            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
+        }
     }
     __syncthreads();
     const int n = min(ROW_TILE, W - x0) * C;
@@ -87,9 +93,15 @@ __global__ void blur_cols(const typename mid_of<Tin>::type *__restrict__ mid, Ti
     for (int i = tid; i <= R; i += COL_TX * COL_THREADS_Y)
         s_taps[i] = taps[i];
     const int rows = COL_TY + 2 * R, s = s0 + tx;
-    for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y) {
-        const long sy = gf_border_index((long)y0 - R + r, H, border);
-        s_col[r * COL_TX + tx] = (sy < 0 || s >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + s];
+    if (y0 >= R && y0 + COL_TY + R <= H) { // no border
+        const typename mid_of<Tin>::type *src = mid + (size_t)(y0 - R) * N + s;
+        for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y)
+            s_col[r * COL_TX + tx] = s < N ? (uint32_t)src[(size_t)r * N] : 0u;
+    } else {
+        for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y) {
+            const long sy = gf_border_index((long)y0 - R + r, H, border);
+            s_col[r * COL_TX + tx] = (sy < 0 || s >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + s];
+        }
     }
     __syncthreads();
     if (s >= N)

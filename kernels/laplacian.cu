@@ -23,8 +23,14 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
     constexpr int pitch = (TX + 2) * C;
     const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
     const int tid = threadIdx.y * TX + threadIdx.x;
+    const bool inside = x0 >= 1 && y0 >= 1 && x0 + TX + 1 <= W && y0 + TY + 1 <= H;
     for (int k = tid; k < (TY + 2) * pitch; k += TX * THREADS_Y) {
-        const int r = k / pitch, rest = k - r * pitch, p = rest / C, c = rest - p * C;
+        const int r = k / pitch, rest = k - r * pitch;
+        if (inside) { // no border: the halo row is contiguous in memory
+            tile[k] = in[((size_t)(y0 - 1 + r) * W + (x0 - 1)) * C + rest];
+            continue;
+        }
+        const int p = rest / C, c = rest - p * C;
         const long sy = gf_border_index((long)y0 - 1 + r, H, border);
         const long sx = gf_border_index((long)x0 - 1 + p, W, border);
         tile[k] = (sx < 0 || sy < 0) ? 0u : (uint32_t)in[((size_t)sy * W + sx) * C + c];
@@ -40,15 +46,16 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
         T *o = out + ((size_t)y * W + x) * C;
 #pragma unroll
         for (int c = 0; c < CC; c++) {
-            const int64_t n4 = (int64_t)m[c - pitch] + m[c + pitch] + m[c - C] + m[c + C];
-            int64_t v;
+            // 32-bit is exact: |8 * 65535| and 8 * 65535 summed are far below 2^31
+            const int n4 = (int)(m[c - pitch] + m[c + pitch] + m[c - C] + m[c + C]);
+            int v;
             if (k4)
-                v = 4 * (int64_t)m[c] - n4;
+                v = 4 * (int)m[c] - n4;
             else
-                v = 8 * (int64_t)m[c] - n4 - m[c - pitch - C] - m[c - pitch + C] - m[c + pitch - C] - m[c + pitch + C];
+                v = 8 * (int)m[c] - n4 - (int)(m[c - pitch - C] + m[c - pitch + C] + m[c + pitch - C] + m[c + pitch + C]);
             if (v < 0)
                 v = -v;
-            o[c] = (T)(v > maxval ? maxval : v);
+            o[c] = (T)((uint32_t)v > maxval ? maxval : (uint32_t)v);
         }
         if (CC < C)
             o[C - 1] = (T)m[C - 1];

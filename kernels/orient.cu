@@ -25,15 +25,19 @@ template <> struct pixel<2> { uint16_t v; };
 template <> struct pixel<4> { uint32_t v; };
 template <> struct pixel<8> { uint64_t v; };
 
+// 2-D grid of 256-thread row segments (no 64-bit division per pixel); rows
+// beyond gridDim.y (at most 65535) are taken in a grid-stride loop.
 template <typename P>
 __global__ void orient_direct(const P *__restrict__ in, P *__restrict__ out, int W, int H, int fx, int fy)
 {
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (size_t)W * H)
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= W)
         return;
-    const int x = (int)(k % W), y = (int)(k / W);
-    const int sx = fx ? W - 1 - x : x, sy = fy ? H - 1 - y : y;
-    out[k] = in[(size_t)sy * W + sx];
+    const int sx = fx ? W - 1 - x : x;
+    for (int y = blockIdx.y; y < H; y += gridDim.y) {
+        const int sy = fy ? H - 1 - y : y;
+        out[(size_t)y * W + x] = in[(size_t)sy * W + sx];
+    }
 }
 
 // Output (x, y) reads input (sx, sy) = (y, x), then mirrored by fx / fy.  OW = H, OH = W.
@@ -71,7 +75,8 @@ template <int B> cudaError_t launch(const gf_image *in, gf_image *out, int o, cu
         orient_swap<pixel<B>><<<dim3(gf_blocks(H, TILE), gf_blocks(W, TILE)), dim3(TILE, ROWS), 0, st>>>(src, dst, W,
                                                                                                     H, fx, fy);
     else
-        orient_direct<pixel<B>><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, fx, fy);
+        orient_direct<pixel<B>><<<dim3(gf_blocks(W, 256), H < 65535 ? H : 65535), 256, 0, st>>>(src, dst, W, H, fx,
+                                                                                             fy);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }

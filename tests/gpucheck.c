@@ -159,11 +159,11 @@ int main(int argc, char **argv)
         return 2;
 
     static const int full_sizes[][2] = {{1, 1},   {1, 37},  {37, 1},   {13, 7},   {130, 67}, {257, 129},
-                                        {1031, 67}, {8192, 2}, {2, 1500}, {641, 479}, {3000, 3}};
+                                        {1031, 67}, {8192, 2}, {2, 1500}, {641, 479}, {3000, 3}, {100, 100}};
     static const int quick_sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {13, 7}, {130, 67}, {1031, 5}};
     const int (*sizes)[2] = quick ? quick_sizes : full_sizes;
-    const int nsizes = quick ? 6 : 11;
-    static const char *const blurs[] = {"-blur 0.5", "-blur 2", "-blur 5", "-blur 40x3", "-blur 20", "-blur 1.2"};
+    const int nsizes = quick ? 6 : 12;
+    static const char *const blurs[] = {"-blur 0.5", "-blur 2", "-blur 5", "-blur 40x3", "-blur 20", "-blur 300x100"};
     static const char *const boxes[] = {"-box 1", "-box 5", "-box 15", "-box 50", "-box 300", "-box 2"};
     static const char *const others[] = {"-laplacian",  "-laplacian=4", "-transpose", "-transverse", "-flip",
                                          "-flop",       "-rotate 90",   "-rotate 180", "-rotate 270", "-equalize",
@@ -190,6 +190,9 @@ int main(int argc, char **argv)
                     check(chains[(c + d) % 4], w, h, c, d, (gf_border)(c % 4), 1);
             }
     }
+    /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
+    for (int c = 1; c <= 4; c++)
+        check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
     printf("gpucheck: %ld cases, %ld samples compared, %ld mismatching cases\n", cases, samples, mismatches);
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
