@@ -181,7 +181,6 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     s->border = p->set.border;
     s->bg = p->set.bg;
     s->bins = p->set.bins;
-    s->verbose = p->set.verbose;
     if (op->parse) {
         gf_status st = op->parse(s, arg);
         if (st)

@@ -72,8 +72,6 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
         return -1;
     }
     gf_shape s = {(int)ci->image_width, (int)ci->image_height, ci->num_components == 1 ? 1 : 3, 8};
-    if (ci->image_width > GF_MAX_DIM || ci->image_height > GF_MAX_DIM)
-        s.width = s.height = GF_MAX_DIM + 1; /* reported as over the per-side maximum */
     if ((d->status = gf_shape_check(&s, d->err.opts->limit_pixels)))
         return -1;
     ci->out_color_space = s.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;

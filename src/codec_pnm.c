@@ -117,8 +117,7 @@ gf_status gf_pnm_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
     if (w == 0 || h == 0)
         return gf_error(GF_EFORMAT, "invalid image size %ldx%ld", w, h);
     const int wide = maxval > 255, depth = wide ? 16 : 8;
-    gf_shape s = {(int)(w > GF_MAX_DIM ? GF_MAX_DIM + 1 : w), (int)(h > GF_MAX_DIM ? GF_MAX_DIM + 1 : h),
-                  (int)c, depth};
+    gf_shape s = {(int)w, (int)h, (int)c, depth}; /* both at most INT32_MAX (number()) */
     gf_status st = gf_shape_check(&s, o->limit_pixels);
     if (st)
         return st;

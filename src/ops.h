@@ -29,7 +29,6 @@ typedef struct gf_step {
     gf_color bg;      /* rotate */
     const char *path; /* histogram */
     int bins;         /* histogram: 0 means 256 */
-    int verbose;
 } gf_step;
 
 typedef gf_status (*gf_cpu_fn)(const gf_step *s, const gf_image *in, gf_image *out);

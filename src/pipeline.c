@@ -30,7 +30,8 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
         double t0 = gf_now_ms();
         gf_status st;
         if (s->op->passthrough) {
-            st = s->op->cpu(s, img, NULL);
+            if ((st = s->op->cpu(s, img, NULL)))
+                return st;
         } else {
             gf_shape in = gf_image_shape(img), out;
             gf_image next;
@@ -45,8 +46,6 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
             gf_image_free(img);
             *img = next;
         }
-        if (st)
-            return st;
         if (verbose)
             gf_timing(name, s->op->name, gf_now_ms() - t0, "(cpu)");
     }
