@@ -179,11 +179,8 @@ gf_status gf_cuda_orient(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_i
 
 gf_status gf_cuda_rotate(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    if (fmod(s->angle, 90.0) == 0) {
-        static const int right[4] = {0, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
-        return launched(gf_orient_launch(in, out, right[(int)(s->angle / 90.0) & 3], cu->stream),
-                        "orientation kernel");
-    }
+    if (s->variant >= 0) /* a right angle (parse_rotate) */
+        return gf_cuda_orient(cu, s, in, out);
     uint32_t bg[4];
     gf_rotate_background(s, out->channels, in->depth, bg);
     const double a = s->angle * M_PI / 180.0;

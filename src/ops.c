@@ -85,6 +85,9 @@ static gf_status parse_rotate(gf_step *s, const char *arg)
     if (a < 0)
         a += 360.0;
     s->angle = a == 360.0 ? 0 : a;
+    /* right angles are exact moves: decided here, once, for the shape and both back ends */
+    static const int right[4] = {0, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
+    s->variant = fmod(s->angle, 90.0) == 0 ? right[(int)(s->angle / 90.0)] : -1;
     return GF_OK;
 }
 
@@ -120,14 +123,9 @@ static gf_status shape_orient(const gf_step *s, const gf_shape *in, gf_shape *ou
 
 static gf_status shape_rotate(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
+    if (s->variant >= 0)
+        return shape_orient(s, in, out);
     *out = *in;
-    if (fmod(s->angle, 90.0) == 0) {
-        if (fmod(s->angle, 180.0) != 0) {
-            out->width = in->height;
-            out->height = in->width;
-        }
-        return GF_OK;
-    }
     gf_rotate_shape(s->angle, in->width, in->height, &out->width, &out->height);
     out->channels = gf_rotate_channels(s, in->channels);
     return GF_OK;

@@ -24,7 +24,8 @@ typedef struct gf_step {
     gf_border border;
     double sigma;     /* blur */
     int radius;       /* blur (resolved), box */
-    int variant;      /* laplacian: 8 or 4; orientation ops: enum gf_orient */
+    int variant;      /* laplacian: 8 or 4; orientation ops: enum gf_orient; rotate: its
+                         gf_orient for a right angle, else -1 */
     double angle;     /* rotate, clockwise degrees in [0, 360) */
     gf_color bg;      /* rotate */
     const char *path; /* histogram */

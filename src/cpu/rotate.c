@@ -57,12 +57,8 @@ void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_
 
 gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    if (fmod(s->angle, 90.0) == 0) {
-        static const int right[4] = {0, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
-        gf_step o = *s;
-        o.variant = right[(int)(s->angle / 90.0) & 3];
-        return gf_cpu_orient(&o, in, out);
-    }
+    if (s->variant >= 0) /* a right angle (parse_rotate) */
+        return gf_cpu_orient(s, in, out);
     const int W = in->width, H = in->height, C = in->channels, d = in->depth;
     const int OC = out->channels, OW = out->width, OH = out->height;
     const uint32_t max = gf_maxval(d);
