@@ -53,20 +53,45 @@ static gf_status set_background(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+/* auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all */
 static gf_status set_device(gf_settings *s, const char *a)
 {
     long long n;
+    if (strlen(a) >= sizeof s->device_text)
+        goto bad;
+    s->device_index = -1;
+    s->ndevices = s->all_devices = 0;
     if (!strcmp(a, "auto"))
         s->device = GF_DEVICE_AUTO;
     else if (!strcmp(a, "cpu"))
         s->device = GF_DEVICE_CPU;
     else if (!strcmp(a, "cuda"))
-        s->device = GF_DEVICE_CUDA, s->device_index = -1;
-    else if (!strncmp(a, "cuda:", 5) && !integer(a + 5, 0, 1023, &n))
-        s->device = GF_DEVICE_CUDA, s->device_index = (int)n;
-    else
-        return gf_error(GF_EINVAL, "invalid -device '%s' (want auto, cpu, cuda or cuda:N)", a);
+        s->device = GF_DEVICE_CUDA;
+    else if (!strcmp(a, "cuda:all"))
+        s->device = GF_DEVICE_CUDA, s->all_devices = 1;
+    else if (!strncmp(a, "cuda:", 5)) {
+        char item[16];
+        for (const char *p = a + 5;; p++) {
+            size_t len = strcspn(p, ",");
+            if (len >= sizeof item || s->ndevices == GF_MAX_DEVICES)
+                goto bad;
+            memcpy(item, p, len);
+            item[len] = 0;
+            if (integer(item, 0, 1023, &n))
+                goto bad;
+            s->devices[s->ndevices++] = (int)n;
+            p += len;
+            if (!*p)
+                break;
+        }
+        s->device = GF_DEVICE_CUDA;
+        s->device_index = s->devices[0];
+    } else
+        goto bad;
+    snprintf(s->device_text, sizeof s->device_text, "%s", s->device == GF_DEVICE_AUTO ? "cuda" : a);
     return GF_OK;
+bad:
+    return gf_error(GF_EINVAL, "invalid -device '%s' (want auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all)", a);
 }
 
 #define INT_SETTING(fn, field, lo, hi, what)                                                                          \
@@ -130,6 +155,14 @@ static gf_status set_quiet(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+static gf_status set_outdir(gf_settings *s, const char *a)
+{
+    if (!*a)
+        return gf_error(GF_EINVAL, "invalid -o '' (want a directory)");
+    s->outdir = a;
+    return GF_OK;
+}
+
 static gf_status set_progress(gf_settings *s, const char *a)
 {
     (void)a;
@@ -150,6 +183,7 @@ const gf_setting gf_settings_table[] = {
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},
+    {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
     {"threads", GF_ARG_REQUIRED, "N", "codec worker threads in batch mode (number of cores)", set_threads},
     {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)",
      set_limit},
@@ -198,6 +232,7 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->set.quality = 90;
     p->set.compress = 6;
     p->set.device_index = -1;
+    strcpy(p->set.device_text, "cuda");
     p->set.limit_pixels = 1ull << 28;
 
     const int nlong = gf_nops + gf_nsettings;
@@ -240,10 +275,16 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
         return GF_OK;
     if (p->nargs == 0)
         return gf_error(GF_EINVAL, "missing INPUT");
+    if (p->set.outdir) {
+        if (p->has_histogram)
+            return gf_error(GF_EINVAL, "-histogram writes one file and cannot be used with -o DIR");
+        return GF_OK;
+    }
     if (p->nargs == 1 && !p->has_histogram)
         return gf_error(GF_EINVAL, "missing OUTPUT after '%s'", p->args[0]);
     if (p->nargs > 2)
-        return gf_error(GF_EINVAL, "too many arguments: expected INPUT OUTPUT, got %d names", p->nargs);
+        return gf_error(GF_EINVAL, "too many arguments: expected INPUT OUTPUT, got %d names (use -o DIR for several inputs)",
+                        p->nargs);
     return GF_OK;
 }
 
@@ -268,6 +309,7 @@ static void help_line(FILE *f, const char *name, enum gf_argkind k, const char *
 void gf_cli_help(FILE *f)
 {
     fputs("Usage: gpufilter [SETTINGS] [OPERATIONS] INPUT OUTPUT\n"
+          "       gpufilter [SETTINGS] [OPERATIONS] -o DIR INPUT...   (INPUT may be @LIST or @-)\n"
           "       gpufilter [SETTINGS] -histogram FILE INPUT\n"
           "Filter an image on the GPU (or the CPU): operations run in command-line order,\n"
           "settings apply to the operations written after them.  '-' reads standard input\n"

@@ -7,6 +7,8 @@
 #include "codec.h"
 #include "ops.h"
 
+#define GF_MAX_DEVICES 64
+
 enum gf_device { GF_DEVICE_AUTO, GF_DEVICE_CPU, GF_DEVICE_CUDA };
 
 /* Settings in force at a point of the command line. */
@@ -15,13 +17,18 @@ typedef struct gf_settings {
     gf_color bg;
     int bins;
     enum gf_device device;
-    int device_index; /* -1: any */
+    int device_index;                /* single image: -1 = any (device 0) */
+    int devices[GF_MAX_DEVICES];     /* batch: cuda:0,1 (device_index is the first) */
+    int ndevices;                    /* 0: device_index alone */
+    int all_devices;                 /* cuda:all */
+    char device_text[24];            /* as written, for messages ("cuda" by default) */
     int quality, compress;
     gf_format format;
     int depth; /* 0: as decoded */
     int threads;
     uint64_t limit_pixels;
     int verbose, quiet, progress;
+    const char *outdir; /* -o DIR: batch mode */
 } gf_settings;
 
 /* What the command line asks for. */
@@ -29,7 +36,7 @@ typedef struct gf_plan {
     gf_settings set;
     gf_step *steps;
     int nsteps;
-    char **args; /* INPUT [OUTPUT] */
+    char **args; /* INPUT [OUTPUT], or with -o DIR the INPUTs (@LIST included) */
     int nargs;
     int help, version;
     int has_histogram;

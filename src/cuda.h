@@ -15,6 +15,13 @@ typedef struct gf_cuda gf_cuda;
  * there is no driver or device; built without CUDA, always GF_ENODEV. */
 gf_status gf_cuda_open(int index, gf_cuda **out);
 void gf_cuda_close(gf_cuda *cu);
+/* Number of CUDA devices (GF_ENODEV, with the detail, when none works). */
+gf_status gf_cuda_count(int *n);
+/* Makes `cu` a batch lane: transfers go through a reused page-locked buffer.
+ * Each gf_cuda has its own stream and buffers, so several lanes on one device
+ * overlap the uploads, kernels and downloads of different images; a lane may
+ * be used from any thread, one at a time. */
+void gf_cuda_use_pinned(gf_cuda *cu);
 const char *gf_cuda_device_name(const gf_cuda *cu);
 /* Runtime and driver versions for --version. */
 void gf_cuda_versions(char *buf, size_t size);

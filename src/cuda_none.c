@@ -15,6 +15,17 @@ gf_status gf_cuda_open(int index, gf_cuda **out)
     return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
 }
 
+gf_status gf_cuda_count(int *n)
+{
+    *n = 0;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}
+
+void gf_cuda_use_pinned(gf_cuda *cu)
+{
+    (void)cu;
+}
+
 void gf_cuda_close(gf_cuda *cu)
 {
     (void)cu;

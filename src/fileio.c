@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,96 @@
 
 static mode_t file_mode = 0644;
 
+/* The temporary files being written now, so that SIGINT, SIGTERM or SIGHUP
+ * can remove them.  The signals are blocked in every thread and taken by one
+ * thread in sigwait(), so the cleanup runs as ordinary code under the same
+ * lock as the renames: a file is either renamed into place complete or
+ * removed, never left half-written. */
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **temps;
+static size_t ntemps, temps_cap;
+static sigset_t stop_signals;
+
+static void *signal_thread(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    while (sigwait(&stop_signals, &sig) != 0)
+        ;
+    pthread_mutex_lock(&temps_lock); /* held: no rename can follow */
+    for (size_t i = 0; i < ntemps; i++)
+        unlink(temps[i]);
+    static const char msg[] = "gpufilter: interrupted; temporary files removed\n";
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nothing more to do */
+    }
+    /* Die of the signal itself, so that the shell sees it (exit 128+N). */
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 void gf_fileio_init(void)
 {
     mode_t m = umask(0);
     umask(m);
     file_mode = 0666 & ~m;
+    /* A signal ignored on entry (nohup, a background job) stays ignored. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    sigemptyset(&stop_signals);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&stop_signals, sigs[i]);
+    }
+    pthread_t t;
+    /* Without the thread the default actions stay: still no partial OUTPUT,
+     * only a stray temporary file. */
+    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) == 0 &&
+        pthread_create(&t, NULL, signal_thread, NULL) != 0)
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+}
+
+/* mkstemp() and registration, as one step under the lock. */
+static int create_temp(char *tmpl)
+{
+    pthread_mutex_lock(&temps_lock);
+    int fd = -1;
+    if (ntemps == temps_cap) {
+        size_t cap = temps_cap ? temps_cap * 2 : 16;
+        char **n = realloc(temps, cap * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&temps_lock);
+            errno = ENOMEM;
+            return -1;
+        }
+        temps = n;
+        temps_cap = cap;
+    }
+    fd = mkstemp(tmpl);
+    if (fd >= 0)
+        temps[ntemps++] = tmpl;
+    pthread_mutex_unlock(&temps_lock);
+    return fd;
+}
+
+/* Renames (when `keep`) or removes the temporary file, and forgets it. */
+static int finish_temp(char *tmpl, const char *path, int keep)
+{
+    pthread_mutex_lock(&temps_lock);
+    int rc = keep ? rename(tmpl, path) : 0;
+    int err = errno;
+    if (!keep || rc)
+        unlink(tmpl);
+    for (size_t i = 0; i < ntemps; i++)
+        if (temps[i] == tmpl) {
+            temps[i] = temps[--ntemps];
+            break;
+        }
+    pthread_mutex_unlock(&temps_lock);
+    errno = err;
+    return rc;
 }
 
 gf_status gf_read_file(const char *path, uint8_t **buf, size_t *n)
@@ -92,7 +179,7 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
     if (!tmp)
         return gf_error(GF_ENOMEM, "out of memory");
     snprintf(tmp, need, "%.*s.gpufilter.%s.XXXXXX", (int)dirlen, path, base);
-    int fd = mkstemp(tmp);
+    int fd = create_temp(tmp);
     if (fd < 0) {
         gf_status st = gf_error(GF_EIO, "cannot create a temporary file beside it: %s", strerror(errno));
         free(tmp);
@@ -110,10 +197,8 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
         if (fclose(f) && !st)
             st = gf_error(GF_EIO, "write error: %s", strerror(errno));
     }
-    if (!st && rename(tmp, path))
+    if (finish_temp(tmp, path, !st) && !st)
         st = gf_error(GF_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
-    if (st)
-        unlink(tmp);
     free(tmp);
     return st;
 }

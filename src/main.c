@@ -57,6 +57,11 @@ int main(int argc, char **argv)
         gf_plan_free(&plan);
         return fflush(stdout) ? 1 : 0;
     }
+    if (plan.set.outdir) {
+        int rc = gf_batch(&plan);
+        gf_plan_free(&plan);
+        return rc;
+    }
     const char *input = plan.args[0], *output = plan.nargs > 1 ? plan.args[1] : NULL;
     if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
         gf_plan_free(&plan);
@@ -71,10 +76,7 @@ int main(int argc, char **argv)
     gf_cuda *cu = NULL;
     gf_status st = open_device(&plan, &cu);
     if (st) {
-        char dev[32] = "cuda";
-        if (plan.set.device_index >= 0)
-            snprintf(dev, sizeof dev, "cuda:%d", plan.set.device_index);
-        fprintf(stderr, "gpufilter: %s: %s\n", dev, gf_error_detail(st));
+        fprintf(stderr, "gpufilter: %s: %s\n", plan.set.device_text, gf_error_detail(st));
         gf_plan_free(&plan);
         return 1;
     }

@@ -74,52 +74,45 @@ static const char *display(const char *path, const char *dash)
     return strcmp(path, "-") ? path : dash;
 }
 
-gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
-                     const char **failed_name)
+gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt)
 {
-    const gf_settings *set = &plan->set;
-    const char *name = display(input, "(stdin)");
     uint8_t *buf = NULL;
     size_t n = 0;
-    gf_image img = {0};
-    gf_format infmt;
-    char info[128];
-    *failed_name = name;
-
     double t0 = gf_now_ms();
     gf_status st = gf_read_file(input, &buf, &n);
     if (st)
         return st;
     double t1 = gf_now_ms();
     gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
-    st = gf_decode(buf, n, &dopts, &img, &infmt);
+    st = gf_decode(buf, n, &dopts, img, fmt);
     free(buf);
-    if (st)
-        return st;
-    if (set->verbose) {
+    if (!st && set->verbose) {
+        char info[128];
         gf_timing(name, "read", t1 - t0, NULL);
-        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(infmt), img.width, img.height,
-                 gf_layout_name(img.channels), img.depth);
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(*fmt), img->width, img->height,
+                 gf_layout_name(img->channels), img->depth);
         gf_timing(name, "decode", gf_now_ms() - t1, info);
     }
+    return st;
+}
 
+gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name)
+{
+    const gf_settings *set = &plan->set;
+    gf_status st = GF_OK;
     if (plan->nsteps && cu) {
-        st = gf_cuda_run(cu, plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
-        if (st == GF_EDEVMEM && set->device == GF_DEVICE_AUTO) {
-            if (!set->quiet)
-                fprintf(stderr, "gpufilter: %s: %s; running on the CPU instead\n", name, gf_error_detail(st));
-            cu = NULL;
-        }
+        st = gf_cuda_run(cu, plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name);
+        if (st != GF_EDEVMEM || set->device != GF_DEVICE_AUTO)
+            return st;
+        if (!set->quiet)
+            fprintf(stderr, "gpufilter: %s: %s; running on the CPU instead\n", name, gf_error_detail(st));
     }
-    if (plan->nsteps && !cu)
-        st = gf_pipeline_cpu(plan->steps, plan->nsteps, &img, set->limit_pixels, set->verbose, name);
-    if (st || !output) {
-        gf_image_free(&img);
-        return st;
-    }
+    return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name);
+}
 
-    *failed_name = display(output, "(stdout)");
-    struct encode_ctx e = {set->format, &img, {set->quality, set->compress, 0}};
+gf_status gf_store(const gf_settings *set, gf_image *img, gf_format infmt, const char *output, const char *name)
+{
+    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0}};
     if (!e.fmt && strcmp(output, "-"))
         e.fmt = gf_format_from_name(output);
     if (!e.fmt)
@@ -128,23 +121,42 @@ gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const 
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");
     }
-    double t2 = gf_now_ms();
+    double t0 = gf_now_ms();
+    gf_status st = GF_OK;
     if (set->depth)
-        st = gf_image_set_depth(&img, set->depth);
+        st = gf_image_set_depth(img, set->depth);
     if (!st && e.fmt == GF_FMT_JPEG) {
         if (set->depth == 16)
             st = gf_error(GF_EINVAL, "JPEG cannot hold 16-bit samples (-depth 16)");
         else {
-            gf_image_drop_alpha(&img);
-            st = gf_image_set_depth(&img, 8);
+            gf_image_drop_alpha(img);
+            st = gf_image_set_depth(img, 8);
         }
     }
     if (!st)
         st = gf_write_file(output, emit_image, &e);
     if (!st && set->verbose) {
-        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(e.fmt), img.width, img.height,
-                 gf_layout_name(img.channels), img.depth);
-        gf_timing(name, "encode", gf_now_ms() - t2, info);
+        char info[128];
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(e.fmt), img->width, img->height,
+                 gf_layout_name(img->channels), img->depth);
+        gf_timing(name, "encode", gf_now_ms() - t0, info);
+    }
+    return st;
+}
+
+gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
+                     const char **failed_name)
+{
+    gf_image img = {0};
+    gf_format infmt;
+    const char *name = display(input, "(stdin)");
+    *failed_name = name;
+    gf_status st = gf_load(&plan->set, input, name, &img, &infmt);
+    if (!st && plan->nsteps)
+        st = gf_filter(plan, cu, &img, name);
+    if (!st && output) {
+        *failed_name = display(output, "(stdout)");
+        st = gf_store(&plan->set, &img, infmt, output, name);
     }
     gf_image_free(&img);
     return st;

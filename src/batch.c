@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/* Batch mode (-o DIR INPUT...): every image through the same plan, as fast as
+ * the machine allows.
+ *
+ * Each of N worker threads (-threads, default one per core) takes the next
+ * path, reads and decodes it, runs the chain, encodes and writes it.  The
+ * GPU part goes through a "lane": a gf_cuda of its own (stream, device
+ * buffers, page-locked staging buffer), borrowed for the chain only, so that
+ * while one worker's image is on the GPU the others decode and encode, and
+ * the uploads, kernels and downloads of different images overlap on their
+ * streams.  Lanes are opened by a thread of their own while the first images
+ * decode.  Memory stays bounded however long the list: at most N images are
+ * in flight, and @LIST files are read a line at a time as workers ask.
+ * Without a GPU (or -device cpu) the chain runs in the worker itself. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pipeline.h"
+
+#define LANES_PER_DEVICE 4 /* enough to keep a GPU busy; each holds 2 images of device memory */
+
+/* The INPUT arguments, with @LIST and @- expanded a line at a time. */
+struct source {
+    char **args;
+    int nargs, next;
+    FILE *list; /* the @LIST being read, or NULL */
+    const char *list_arg;
+    char *line;
+    size_t cap;
+};
+
+/* Output paths already claimed in this batch (open addressing). */
+struct names {
+    char **slot;
+    size_t cap, n;
+};
+
+struct lanes {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    gf_cuda **cu;
+    int *busy;
+    int n, ready;
+    int failed;       /* -device cuda and a device did not open: the batch stops */
+    char error[320];  /* its message */
+    pthread_t thread;
+    int started;
+};
+
+typedef struct batch {
+    const gf_plan *plan;
+    int nthreads;
+    pthread_mutex_t lock; /* source, names, counters, stderr */
+    struct source src;
+    struct names names;
+    struct lanes lanes;
+    unsigned long long dispatched, done, failed, expected;
+    int expected_exact; /* no @- list: `expected` is the whole batch */
+    double megapixels, t0;
+    int progress, tty;
+    double last_draw;
+    int drawn; /* a progress line is on the terminal */
+} batch;
+
+/* ---- output names --------------------------------------------------- */
+
+static size_t hash(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Claims `path` (taking ownership); 0 if it was new, 1 if already claimed, -1 out of memory. */
+static int claim(struct names *t, char *path)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        char **slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slot[i]) {
+                size_t j = hash(t->slot[i]) & (cap - 1);
+                while (slot[j])
+                    j = (j + 1) & (cap - 1);
+                slot[j] = t->slot[i];
+            }
+        free(t->slot);
+        t->slot = slot;
+        t->cap = cap;
+    }
+    size_t j = hash(path) & (t->cap - 1);
+    for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
+        if (!strcmp(t->slot[j], path))
+            return 1;
+    t->slot[j] = path;
+    t->n++;
+    return 0;
+}
+
+static void names_free(struct names *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slot[i]);
+    free(t->slot);
+}
+
+static const char *extension(gf_format f)
+{
+    return f == GF_FMT_PNG ? ".png" : f == GF_FMT_JPEG ? ".jpg" : ".pnm";
+}
+
+/* DIR/BASE, BASE the input's last path component (with its extension
+ * replaced under -format): never a path the input can steer elsewhere. */
+static gf_status output_path(const char *dir, const char *input, gf_format fmt, char **out)
+{
+    if (!strcmp(input, "-"))
+        return gf_error(GF_EINVAL, "standard input has no name to write under -o DIR");
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+        return gf_error(GF_EINVAL, "no file name to write under -o DIR");
+    size_t keep = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (fmt && dot && dot != base)
+        keep = (size_t)(dot - base);
+    const char *ext = fmt ? extension(fmt) : "";
+    size_t need = strlen(dir) + 1 + keep + strlen(ext) + 1;
+    char *p = malloc(need);
+    if (!p)
+        return gf_error(GF_ENOMEM, "out of memory");
+    snprintf(p, need, "%s/%.*s%s", dir, (int)keep, base, ext);
+    *out = p;
+    return GF_OK;
+}
+
+/* mkdir -p DIR */
+static gf_status make_dir(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return gf_error(GF_ENOMEM, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || !*s) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0777) && errno != EEXIST) {
+                gf_status st = gf_error(GF_EIO, "cannot create the output directory: %s", strerror(errno));
+                free(p);
+                return st;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    struct stat sb;
+    if (stat(dir, &sb))
+        return gf_error(GF_EIO, "cannot use the output directory: %s", strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return gf_error(GF_EIO, "not a directory");
+    return GF_OK;
+}
+
+/* ---- messages and progress (called with b->lock held) --------------- */
+
+static void clear_progress(batch *b)
+{
+    if (b->drawn && b->tty)
+        fputs("\r\033[K", stderr);
+    b->drawn = 0;
+}
+
+static void report(batch *b, const char *name, const char *detail)
+{
+    clear_progress(b);
+    fprintf(stderr, "gpufilter: %s: %s\n", name, detail);
+}
+
+static void draw_progress(batch *b, int last)
+{
+    const double now = gf_now_ms();
+    if (!b->progress || (!last && now - b->last_draw < (b->tty ? 100 : 1000)))
+        return;
+    b->last_draw = now;
+    const unsigned long long finished = b->done + b->failed;
+    const double secs = (now - b->t0) / 1e3;
+    const int known = b->expected_exact || last;
+    const unsigned long long total = known ? (last ? b->dispatched : b->expected) : b->dispatched;
+    char bar[24], left[32] = "";
+    const double frac = total ? (double)finished / (double)total : 1.0;
+    const int fill = (int)(frac * 20 + 0.5);
+    for (int i = 0; i < 20; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[20] = 0;
+    if (known && finished && finished < total) {
+        const long rest = (long)(secs / (double)finished * (double)(total - finished) + 0.5);
+        snprintf(left, sizeof left, ", %ld:%02ld left", rest / 60, rest % 60);
+    }
+    clear_progress(b);
+    if (known)
+        fprintf(stderr, "gpufilter: [%s] %llu/%llu files %3.0f%%, %.1f MP/s%s", bar, finished, total, frac * 100,
+                secs > 0 ? b->megapixels / secs : 0.0, left);
+    else
+        fprintf(stderr, "gpufilter: %llu/%llu+ files, %.1f MP/s", finished, total,
+                secs > 0 ? b->megapixels / secs : 0.0);
+    if (b->tty && !last) {
+        b->drawn = 1;
+        fflush(stderr);
+    } else {
+        fputc('\n', stderr);
+    }
+}
+
+/* ---- the input list -------------------------------------------------- */
+
+/* Lines in the @LIST files (not @-), for the progress bar's total. */
+static void count_inputs(batch *b)
+{
+    b->expected_exact = 1;
+    for (int i = 0; i < b->src.nargs; i++) {
+        const char *a = b->src.args[i];
+        if (a[0] != '@') {
+            b->expected++;
+            continue;
+        }
+        if (!strcmp(a, "@-")) {
+            b->expected_exact = 0;
+            continue;
+        }
+        FILE *f = fopen(a + 1, "r");
+        if (!f)
+            continue;
+        int c, prev = '\n', blank = 1;
+        while ((c = getc(f)) != EOF) {
+            if (c == '\n') {
+                if (!blank)
+                    b->expected++;
+                blank = 1;
+            } else if (c != '\r')
+                blank = 0;
+            prev = c;
+        }
+        if (prev != '\n' && !blank)
+            b->expected++;
+        fclose(f);
+    }
+}
+
+/* The next INPUT path (new string), NULL at the end.  Called with b->lock held. */
+static char *next_input(batch *b)
+{
+    struct source *s = &b->src;
+    for (;;) {
+        if (s->list) {
+            errno = 0;
+            ssize_t len = getline(&s->line, &s->cap, s->list);
+            if (len >= 0) {
+                while (len > 0 && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r'))
+                    s->line[--len] = 0;
+                if (!len)
+                    continue;
+                char *p = strdup(s->line);
+                if (!p) {
+                    report(b, s->list_arg, "out of memory");
+                    b->failed++;
+                }
+                return p;
+            }
+            if (ferror(s->list)) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "read error: %s", strerror(errno ? errno : EIO));
+                report(b, s->list_arg, msg);
+                b->failed++;
+            }
+            if (s->list != stdin)
+                fclose(s->list);
+            s->list = NULL;
+        }
+        if (s->next == s->nargs)
+            return NULL;
+        const char *a = s->args[s->next++];
+        if (a[0] != '@') {
+            char *p = strdup(a);
+            if (!p) {
+                report(b, a, "out of memory");
+                b->failed++;
+            }
+            return p;
+        }
+        s->list_arg = a;
+        s->list = strcmp(a, "@-") ? fopen(a + 1, "r") : stdin;
+        if (!s->list) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "cannot open the list: %s", strerror(errno));
+            report(b, a, msg);
+            b->failed++;
+        }
+    }
+}
+
+/* ---- GPU lanes --------------------------------------------------------- */
+
+static void *open_lanes(void *arg)
+{
+    batch *b = arg;
+    const gf_settings *set = &b->plan->set;
+    struct lanes *l = &b->lanes;
+    int devs[GF_MAX_DEVICES], ndev = 0, count = 0;
+    gf_status st = GF_OK;
+    if (set->all_devices) {
+        if (!(st = gf_cuda_count(&count)))
+            for (ndev = 0; ndev < count && ndev < GF_MAX_DEVICES; ndev++)
+                devs[ndev] = ndev;
+    } else if (set->ndevices) {
+        memcpy(devs, set->devices, sizeof(int) * (size_t)set->ndevices);
+        ndev = set->ndevices;
+    } else {
+        devs[0] = set->device_index < 0 ? 0 : set->device_index;
+        ndev = 1;
+    }
+    int per = ndev ? (b->nthreads + ndev - 1) / ndev : 0;
+    per = per < 1 ? 1 : per > LANES_PER_DEVICE ? LANES_PER_DEVICE : per;
+    gf_cuda **cu = st ? NULL : calloc((size_t)(ndev * per), sizeof *cu);
+    int *busy = cu ? calloc((size_t)(ndev * per), sizeof *busy) : NULL;
+    if (!st && !busy)
+        st = gf_error(GF_ENOMEM, "out of memory");
+    int n = 0, failed_dev = -1;
+    /* interleaved, so that free lanes are taken from every device in turn */
+    for (int k = 0; !st && k < per; k++)
+        for (int d = 0; !st && d < ndev; d++) {
+            if ((st = gf_cuda_open(devs[d], &cu[n])))
+                failed_dev = devs[d];
+            else
+                gf_cuda_use_pinned(cu[n++]);
+        }
+    pthread_mutex_lock(&l->lock);
+    if (st) {
+        char where[32] = "cuda";
+        if (failed_dev >= 0 && (set->ndevices || set->all_devices || set->device_index >= 0))
+            snprintf(where, sizeof where, "cuda:%d", failed_dev);
+        if (set->device == GF_DEVICE_AUTO) {
+            if (set->verbose)
+                fprintf(stderr, "gpufilter: no usable GPU (%s); running on the CPU\n", gf_error_detail(st));
+        } else {
+            l->failed = 1;
+            snprintf(l->error, sizeof l->error, "%s: %s", where, gf_error_detail(st));
+        }
+        for (int i = 0; i < n; i++)
+            gf_cuda_close(cu[i]);
+        free(cu);
+        free(busy);
+        cu = NULL, busy = NULL, n = 0;
+    } else if (set->verbose) {
+        for (int d = 0; d < ndev; d++)
+            fprintf(stderr, "gpufilter: running on %s, %d lanes\n", gf_cuda_device_name(cu[d]), per);
+    }
+    l->cu = cu;
+    l->busy = busy;
+    l->n = n;
+    l->ready = 1;
+    pthread_cond_broadcast(&l->changed);
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+/* A free lane (-1: run on the CPU; -2: the batch is stopping). */
+static int acquire_lane(struct lanes *l)
+{
+    pthread_mutex_lock(&l->lock);
+    for (;;) {
+        if (l->ready && (l->failed || !l->n)) {
+            pthread_mutex_unlock(&l->lock);
+            return l->failed ? -2 : -1;
+        }
+        for (int i = 0; l->ready && i < l->n; i++)
+            if (!l->busy[i]) {
+                l->busy[i] = 1;
+                pthread_mutex_unlock(&l->lock);
+                return i;
+            }
+        pthread_cond_wait(&l->changed, &l->lock);
+    }
+}
+
+static void release_lane(struct lanes *l, int i)
+{
+    pthread_mutex_lock(&l->lock);
+    l->busy[i] = 0;
+    pthread_cond_signal(&l->changed);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+/* One image; returns 0 when the batch must stop (the GPU did not open). */
+static int process(batch *b, const char *input, const char *output)
+{
+    const gf_plan *plan = b->plan;
+    gf_image img = {0};
+    gf_format fmt;
+    const char *failed = input;
+    double mp = 0;
+    gf_status st = gf_load(&plan->set, input, input, &img, &fmt);
+    if (!st) {
+        mp = (double)img.width * img.height / 1e6;
+        if (plan->nsteps) {
+            int lane = acquire_lane(&b->lanes);
+            if (lane == -2) {
+                gf_image_free(&img);
+                return 0;
+            }
+            st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &img, input);
+            if (lane >= 0)
+                release_lane(&b->lanes, lane);
+        }
+    }
+    if (!st) {
+        failed = output;
+        st = gf_store(&plan->set, &img, fmt, output, input);
+    }
+    gf_image_free(&img);
+    pthread_mutex_lock(&b->lock);
+    if (st) {
+        b->failed++;
+        report(b, failed, gf_error_detail(st));
+        gf_error_clear();
+    } else {
+        b->done++;
+        b->megapixels += mp;
+    }
+    draw_progress(b, 0);
+    pthread_mutex_unlock(&b->lock);
+    return 1;
+}
+
+static void *worker(void *arg)
+{
+    batch *b = arg;
+    const gf_settings *set = &b->plan->set;
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        char *input = next_input(b), *output = NULL;
+        gf_status st = GF_OK;
+        if (input) {
+            b->dispatched++;
+            if (!(st = output_path(set->outdir, input, set->format, &output))) {
+                int c = claim(&b->names, output);
+                if (c) {
+                    st = c > 0 ? gf_error(GF_EINVAL, "%s is the output of an earlier INPUT too; skipped", output)
+                               : gf_error(GF_ENOMEM, "out of memory");
+                    free(output);
+                }
+            }
+            if (st) {
+                b->failed++;
+                report(b, input, gf_error_detail(st));
+                gf_error_clear();
+                draw_progress(b, 0);
+            }
+        }
+        pthread_mutex_unlock(&b->lock);
+        if (!input)
+            return NULL;
+        /* `output` belongs to b->names now and lives until the end */
+        int go_on = st || process(b, input, output);
+        free(input);
+        if (!go_on)
+            return NULL;
+    }
+}
+
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+int gf_batch(const gf_plan *plan)
+{
+    const gf_settings *set = &plan->set;
+    gf_status st = make_dir(set->outdir);
+    if (st) {
+        fprintf(stderr, "gpufilter: %s: %s\n", set->outdir, gf_error_detail(st));
+        return 1;
+    }
+    batch b = {.plan = plan, .nthreads = set->threads ? set->threads : default_threads()};
+    b.src.args = plan->args;
+    b.src.nargs = plan->nargs;
+    b.tty = isatty(STDERR_FILENO);
+    b.progress = set->progress || (b.tty && !set->quiet);
+    pthread_mutex_init(&b.lock, NULL);
+    pthread_mutex_init(&b.lanes.lock, NULL);
+    pthread_cond_init(&b.lanes.changed, NULL);
+    if (b.progress)
+        count_inputs(&b);
+    b.t0 = gf_now_ms();
+
+    b.lanes.ready = 1; /* no lanes: the CPU */
+    if (plan->nsteps && set->device != GF_DEVICE_CPU) {
+        b.lanes.ready = 0;
+        if (pthread_create(&b.lanes.thread, NULL, open_lanes, &b) == 0)
+            b.lanes.started = 1;
+        else
+            open_lanes(&b);
+    }
+    pthread_t *tid = calloc((size_t)b.nthreads, sizeof *tid);
+    int started = 0;
+    for (int i = 0; tid && i < b.nthreads; i++)
+        if (pthread_create(&tid[i], NULL, worker, &b) == 0)
+            started++;
+        else
+            break;
+    if (!started) /* no threads at all: work here */
+        worker(&b);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    if (b.lanes.started)
+        pthread_join(b.lanes.thread, NULL);
+
+    const double secs = (gf_now_ms() - b.t0) / 1e3;
+    if (b.progress)
+        draw_progress(&b, 1);
+    if (b.lanes.failed)
+        fprintf(stderr, "gpufilter: %s\n", b.lanes.error);
+    if (b.failed || set->verbose)
+        fprintf(stderr, "gpufilter: %llu file%s: %llu done, %llu failed, %.2f s, %.1f MP/s\n", b.done + b.failed,
+                b.done + b.failed == 1 ? "" : "s", b.done, b.failed, secs, secs > 0 ? b.megapixels / secs : 0.0);
+
+    for (int i = 0; i < b.lanes.n; i++)
+        gf_cuda_close(b.lanes.cu[i]);
+    free(b.lanes.cu);
+    free(b.lanes.busy);
+    if (b.src.list && b.src.list != stdin)
+        fclose(b.src.list);
+    free(b.src.line);
+    names_free(&b.names);
+    pthread_mutex_destroy(&b.lock);
+    pthread_mutex_destroy(&b.lanes.lock);
+    pthread_cond_destroy(&b.lanes.changed);
+    return b.failed || b.lanes.failed ? 1 : 0;
+}
