@@ -415,14 +415,22 @@ static int process(batch *b, const char *input, const char *output)
     if (!st) {
         mp = (double)img.width * img.height / 1e6;
         if (plan->nsteps) {
+            const double t0 = gf_now_ms();
             int lane = acquire_lane(&b->lanes);
             if (lane == -2) {
                 gf_image_free(&img);
                 return 0;
             }
+            const double t1 = gf_now_ms();
             st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &img, input);
             if (lane >= 0)
                 release_lane(&b->lanes, lane);
+            if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
+                char info[64] = "(cpu)";
+                if (lane >= 0)
+                    snprintf(info, sizeof info, "(gpu lane %d; waited %.3f ms for it)", lane, t1 - t0);
+                gf_timing(input, "chain", gf_now_ms() - t0, info);
+            }
         }
     }
     if (!st) {

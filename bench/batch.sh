@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# End-to-end batch benchmark: N photo-like W x H images (bench/genphotos.py,
+# from the bundled samples), as PNG and as JPEG, through -blur 3 -rotate 90:
+#   gpufilter batch (-o DIR), gpufilter one process per file (a shell loop),
+#   OpenCV-Python with a pool of one worker per core (bench/cvpool.py),
+#   ImageMagick mogrify and vips, where installed.
+# Same work everywhere (Gaussian sigma 3 over radius 9, clamped border, a
+# clockwise quarter turn), PNG at zlib level 6, JPEG at quality 90.  Then a
+# gpufilter -v batch run says where the time goes.
+#
+# usage: bench/batch.sh [-n N] [-s WxH] [-c CSV] [-t TOOLS] WORKDIR
+#   TOOLS: comma list of batch,perfile,opencv,mogrify,vips (default all)
+#   environment: GPUFILTER (default ./gpufilter), PYTHON (a python3 with cv2)
+set -eu
+N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,mogrify,vips
+while getopts n:s:c:t: o; do
+    case $o in
+    n) N=$OPTARG ;; s) SIZE=$OPTARG ;; c) CSV=$OPTARG ;; t) TOOLS=$OPTARG ;;
+    *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# = 1 ] || { sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2; }
+WORK=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")
+[ -x "$GF" ] || { echo "batch.sh: no gpufilter at $GF (set GPUFILTER)" >&2; exit 1; }
+PY=
+for p in "${PYTHON:-}" python3 /usr/bin/python3; do
+    [ -n "$p" ] && "$p" -c 'import cv2, numpy' 2>/dev/null && { PY=$p; break; }
+done
+[ -n "$PY" ] || { echo "batch.sh: needs a python3 with cv2 and numpy (to make the images)" >&2; exit 1; }
+want() { case ",$TOOLS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+CORES=$(nproc)
+W=${SIZE%x*} H=${SIZE#*x}
+MP=$(calc "$N * $W * $H / 1000000")
+
+mkdir -p "$WORK"
+IN=$WORK/in-$N-$SIZE
+if [ "$(ls "$IN" 2>/dev/null | grep -c '\.png$')" != "$N" ]; then
+    echo "making $N images of $SIZE in $IN ..."
+    t0=$(now)
+    "$PY" "$HERE/genphotos.py" "$N" "$SIZE" "$HERE/../samples" "$IN"
+    echo "  $(calc "$(now) - $t0") s"
+fi
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "gpufilter: $("$GF" --version | tr '\n' ' ')"
+[ -n "$CSV" ] && echo "tool,format,images,megapixels,seconds,images_per_s,mp_per_s" > "$CSV"
+printf '%-34s %-4s %7s %9s %8s\n' tool fmt seconds images/s MP/s
+
+# row LABEL FMT CMD...: time CMD into $WORK/out, check it wrote N files
+row() {
+    label=$1 fmt=$2
+    shift 2
+    rm -rf "$WORK/out"
+    mkdir "$WORK/out"
+    sync
+    t0=$(now)
+    "$@" > "$WORK/row.log" 2>&1 || { echo "$label: failed: $(tail -3 "$WORK/row.log")" >&2; return 0; }
+    t=$(calc "$(now) - $t0")
+    got=$(ls "$WORK/out" | grep -c "\.$fmt\$" || true)
+    [ "$got" = "$N" ] || { echo "$label: wrote $got of $N files" >&2; return 0; }
+    ips=$(calc "$N / $t") mps=$(calc "$MP / $t")
+    printf '%-34s %-4s %7.2f %9.2f %8.1f\n' "$label" "$fmt" "$t" "$ips" "$mps"
+    [ -z "$CSV" ] || printf '"%s",%s,%s,%.1f,%.3f,%.3f,%.2f\n' "$label" "$fmt" "$N" "$MP" "$t" "$ips" "$mps" >> "$CSV"
+}
+perfile() { # FMT FILE...: one gpufilter process per file, one after another
+    for f in "$@"; do "$GF" -q -blur 3 -rotate 90 "$f" "$WORK/out/${f##*/}" || return 1; done
+}
+vips_each() { # one vips pipeline per file (vips threads internally)
+    opts=$1
+    shift
+    for f in "$@"; do
+        vips gaussblur "$f" "$WORK/t.v" 3 --min-ampl 0.011 --precision integer &&
+            vips rot "$WORK/t.v" "$WORK/out/${f##*/}[$opts]" d90 || return 1
+    done
+    rm -f "$WORK/t.v"
+}
+
+for fmt in png jpg; do
+    set -- "$IN"/*.$fmt
+    want batch && row "gpufilter batch ($CORES threads)" $fmt "$GF" -q -blur 3 -rotate 90 -o "$WORK/out" "$@"
+    want perfile && row "gpufilter, one process per file" $fmt perfile "$@"
+    want opencv && row "opencv-python pool ($CORES procs)" $fmt "$PY" "$HERE/cvpool.py" "$WORK/out" "$@"
+    if want mogrify && command -v mogrify >/dev/null 2>&1; then
+        # -blur 9x3: radius 9, sigma 3; PNG zlib level 6; JPEG quality 90
+        if [ $fmt = png ]; then q="-define png:compression-level=6"; else q="-quality 90"; fi
+        row "imagemagick mogrify" $fmt mogrify -path "$WORK/out" $q -blur 9x3 -rotate 90 "$@"
+    fi
+    if want vips && command -v vips >/dev/null 2>&1; then
+        if [ $fmt = png ]; then q=compression=6; else q=Q=90; fi
+        row "vips (per file)" $fmt vips_each $q "$@"
+    fi
+done
+
+# where the time goes: the -v lines of one batch run, summed by stage
+for fmt in png jpg; do
+    rm -rf "$WORK/out"
+    t0=$(now)
+    "$GF" -v -blur 3 -rotate 90 -o "$WORK/out" "$IN"/*.$fmt 2> "$WORK/v-$fmt.log"
+    t=$(calc "$(now) - $t0")
+    awk -v wall="$t" -v threads="$CORES" -v fmt=$fmt '
+        $1 == "gpufilter:" && $4 ~ /^[0-9.]+$/ && $5 == "ms" { s[$3] += $4 / 1000 }
+        $0 ~ /running on cuda/ { gpu = 1 }
+        END {
+            busy = s["read"] + s["decode"] + s["chain"] + s["encode"]
+            printf "%s: wall %.2f s x %d threads = %.1f thread-s: read %.1f, decode %.1f, chain %.1f, encode+write %.1f, idle %.1f\n",
+                fmt, wall, threads, wall * threads, s["read"], s["decode"], s["chain"], s["encode"], wall * threads - busy
+            if (gpu)
+                printf "%s: GPU stream time %.2f s (upload %.2f, blur %.2f, rotate %.2f, download %.2f) in %.2f s of wall: GPU busy at most %.0f%%\n",
+                    fmt, s["upload"] + s["blur"] + s["rotate"] + s["download"], s["upload"], s["blur"], s["rotate"],
+                    s["download"], wall, 100 * (s["upload"] + s["blur"] + s["rotate"] + s["download"]) / wall
+        }' "$WORK/v-$fmt.log"
+done
