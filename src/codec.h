@@ -19,7 +19,9 @@ typedef struct gf_encode_opts {
     int quality;  /* JPEG 1..100 */
     int compress; /* PNG zlib level 0..9 */
     int pam;      /* PNM: always write P7 */
+    char *detail; /* out, may be NULL: what the encoder chose, for -v (GF_ENCODE_DETAIL bytes) */
 } gf_encode_opts;
+#define GF_ENCODE_DETAIL 32
 
 /* Recognises the format from the first bytes, never from a name. */
 gf_format gf_sniff(const uint8_t *buf, size_t n);

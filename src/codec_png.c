@@ -8,6 +8,7 @@
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "codec.h"
 
@@ -28,6 +29,12 @@ static void on_error(png_structp png, png_const_charp msg)
         snprintf(c->msg, sizeof c->msg, "%s", msg);
     else
         snprintf(c->msg, sizeof c->msg, "corrupt PNG: %s", msg);
+    png_longjmp(png, 1);
+}
+
+static void on_error_quiet(png_structp png, png_const_charp msg)
+{
+    (void)msg;
     png_longjmp(png, 1);
 }
 
@@ -121,27 +128,82 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
     return st;
 }
 
-static int encode(png_structp png, png_infop info, FILE *f, const gf_image *img, const gf_encode_opts *o)
+/* Writes rows[0..nrows) of `img` as a PNG through `png` (set up by the
+ * caller for output), with zlib `level` and `strategy`. */
+static int write_png(png_structp png, png_infop info, const gf_image *img, int level, int strategy,
+                     png_const_bytep const *rows, int nrows)
 {
     static const int types[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                  PNG_COLOR_TYPE_RGB_ALPHA};
     if (setjmp(png_jmpbuf(png)))
         return -1;
-    png_init_io(png, f);
-    png_set_compression_level(png, o->compress);
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, img->depth,
-                 types[img->channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, level);
+    png_set_compression_strategy(png, strategy);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)nrows, img->depth, types[img->channels - 1],
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
     if (img->depth == 16) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1)
             png_set_swap(png);
     }
-    for (int y = 0; y < img->height; y++)
-        png_write_row(png, (png_const_bytep)img->data + (size_t)y * img->stride);
+    for (int y = 0; y < nrows; y++)
+        png_write_row(png, rows ? rows[y] : (png_const_bytep)img->data + (size_t)y * img->stride);
     png_write_end(png, NULL);
     return 0;
+}
+
+static void count_bytes(png_structp png, png_bytep data, size_t n)
+{
+    (void)data;
+    *(size_t *)png_get_io_ptr(png) += n;
+}
+
+static void no_flush(png_structp png)
+{
+    (void)png;
+}
+
+/* The compressed size of some rows under `strategy`; SIZE_MAX on failure. */
+static size_t trial_size(const gf_image *img, int level, int strategy, png_const_bytep const *rows, int nrows)
+{
+    size_t total = 0;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, on_error_quiet, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    int rc = -1;
+    if (info) {
+        png_set_write_fn(png, &total, count_bytes, no_flush);
+        rc = write_png(png, info, img, level, strategy, rows, nrows);
+    }
+    png_destroy_write_struct(&png, &info);
+    return rc ? SIZE_MAX : total;
+}
+
+/* zlib's RLE strategy (matches at distance 1 only) compresses filtered
+ * photographs about as well as the default one (often better) in a tenth of
+ * the time, but line art and flat graphics much worse.  Each image gets the
+ * one that is smaller on a sample: 4 bands of 8 rows spread over the image
+ * (all rows of a small image), compressed both ways at the same level. */
+static int pick_strategy(const gf_image *img, int level)
+{
+    enum { BANDS = 4, BAND_ROWS = 8 };
+    if (level == 0)
+        return Z_DEFAULT_STRATEGY;
+    png_const_bytep rows[BANDS * BAND_ROWS];
+    int n = 0;
+    if (img->height <= BANDS * BAND_ROWS) {
+        for (int y = 0; y < img->height; y++)
+            rows[n++] = (png_const_bytep)img->data + (size_t)y * img->stride;
+    } else {
+        for (int b = 0; b < BANDS; b++) {
+            const int y0 = (int)((long long)(img->height - BAND_ROWS) * b / (BANDS - 1));
+            for (int y = y0; y < y0 + BAND_ROWS; y++)
+                rows[n++] = (png_const_bytep)img->data + (size_t)y * img->stride;
+        }
+    }
+    const size_t rle = trial_size(img, level, Z_RLE, rows, n);
+    const size_t filtered = trial_size(img, level, Z_FILTERED, rows, n);
+    return rle <= filtered && rle != SIZE_MAX ? Z_RLE : Z_FILTERED;
 }
 
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
@@ -154,8 +216,13 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         return gf_error(GF_ENOMEM, "out of memory starting libpng");
     }
     gf_status st = GF_OK;
+    const int strategy = pick_strategy(img, o->compress);
+    if (o->detail)
+        snprintf(o->detail, GF_ENCODE_DETAIL, "zlib %d %s", o->compress,
+                 strategy == Z_RLE ? "rle" : strategy == Z_FILTERED ? "filtered" : "default");
     errno = 0;
-    if (encode(png, info, f, img, o))
+    png_init_io(png, f);
+    if (write_png(png, info, img, o->compress, strategy, NULL, img->height))
         st = gf_error(GF_EIO, "cannot write PNG data: %s", errno ? strerror(errno) : c.msg);
     png_destroy_write_struct(&png, &info);
     return st;

@@ -112,7 +112,8 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
 
 gf_status gf_store(const gf_settings *set, gf_image *img, gf_format infmt, const char *output, const char *name)
 {
-    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0}};
+    char detail[GF_ENCODE_DETAIL] = "";
+    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0, detail}};
     if (!e.fmt && strcmp(output, "-"))
         e.fmt = gf_format_from_name(output);
     if (!e.fmt)
@@ -137,8 +138,8 @@ gf_status gf_store(const gf_settings *set, gf_image *img, gf_format infmt, const
         st = gf_write_file(output, emit_image, &e);
     if (!st && set->verbose) {
         char info[128];
-        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(e.fmt), img->width, img->height,
-                 gf_layout_name(img->channels), img->depth);
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit%s%s)", gf_format_name(e.fmt), img->width, img->height,
+                 gf_layout_name(img->channels), img->depth, *detail ? ", " : "", detail);
         gf_timing(name, "encode", gf_now_ms() - t0, info);
     }
     return st;

@@ -39,7 +39,7 @@ static int load(const char *path, gf_image *img)
 
 static gf_status emit(FILE *f, void *ctx)
 {
-    gf_encode_opts o = {90, 6, 1};
+    gf_encode_opts o = {.quality = 90, .compress = 6, .pam = 1};
     return gf_pnm_encode(f, ctx, &o);
 }
 
