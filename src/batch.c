@@ -452,11 +452,31 @@ static int process(batch *b, const char *input, const char *output)
     return 1;
 }
 
+/* The device of lane 0 once the lanes are open, else -1 (CPU, failed or not yet). */
+static int gpu_ready(struct lanes *l)
+{
+    pthread_mutex_lock(&l->lock);
+    int dev = l->ready && l->n && !l->failed ? gf_cuda_device_index(l->cu[0]) : -1;
+    pthread_mutex_unlock(&l->lock);
+    return dev;
+}
+
 static void *worker(void *arg)
 {
     batch *b = arg;
     const gf_settings *set = &b->plan->set;
+    gf_host_alloc *pool = NULL;
+    int pool_tried = 0;
     for (;;) {
+        /* once the GPU is up, this thread's images live in page-locked memory */
+        if (!pool_tried && b->plan->nsteps && set->device != GF_DEVICE_CPU) {
+            int dev = gpu_ready(&b->lanes);
+            if (dev >= 0) {
+                pool_tried = 1;
+                if ((pool = gf_cuda_pinned_pool(dev)))
+                    gf_image_use_allocator(pool);
+            }
+        }
         pthread_mutex_lock(&b->lock);
         char *input = next_input(b), *output = NULL;
         gf_status st = GF_OK;
@@ -478,14 +498,15 @@ static void *worker(void *arg)
             }
         }
         pthread_mutex_unlock(&b->lock);
-        if (!input)
-            return NULL;
         /* `output` belongs to b->names now and lives until the end */
-        int go_on = st || process(b, input, output);
+        int go_on = input && (st || process(b, input, output));
         free(input);
         if (!go_on)
-            return NULL;
+            break;
     }
+    gf_image_use_allocator(NULL);
+    gf_cuda_pinned_pool_free(pool);
+    return NULL;
 }
 
 static int default_threads(void)

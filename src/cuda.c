@@ -7,6 +7,7 @@
 #include "cuda.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,11 @@ const char *gf_cuda_device_name(const gf_cuda *cu)
     return cu->name;
 }
 
+int gf_cuda_device_index(const gf_cuda *cu)
+{
+    return cu->device;
+}
+
 void gf_cuda_versions(char *buf, size_t size)
 {
     int rt = 0, drv = 0;
@@ -238,6 +244,106 @@ gf_status gf_cuda_equalize(gf_cuda *cu, const gf_step *s, const gf_image *in, gf
     return launched(gf_equalize_launch(in, out, cu->scratch, cu->stream), "equalize kernels");
 }
 
+/* ---- page-locked image memory for batch workers ------------------------ */
+
+#define POOL_BLOCKS 3                     /* an image, its result, one spare */
+#define PINNED_TOTAL_MAX ((size_t)4 << 30) /* over all workers; beyond it, malloc and staging */
+
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t pinned_total;
+
+struct pool {
+    gf_host_alloc alloc; /* first: the allocator handed out is the pool */
+    int device;
+    void *p[POOL_BLOCKS];
+    size_t cap[POOL_BLOCKS];
+    int used[POOL_BLOCKS];
+};
+
+static int reserve(size_t add, size_t drop)
+{
+    pthread_mutex_lock(&pinned_lock);
+    int ok = pinned_total - drop + add <= PINNED_TOTAL_MAX;
+    if (ok)
+        pinned_total = pinned_total - drop + add;
+    pthread_mutex_unlock(&pinned_lock);
+    return ok;
+}
+
+static void *pool_alloc(void *ctx, size_t bytes)
+{
+    struct pool *pl = ctx;
+    int pick = -1;
+    for (int i = 0; i < POOL_BLOCKS; i++) /* the smallest free block that fits */
+        if (!pl->used[i] && pl->cap[i] >= bytes && (pick < 0 || pl->cap[i] < pl->cap[pick]))
+            pick = i;
+    for (int i = 0; pick < 0 && i < POOL_BLOCKS; i++) /* else a free block to regrow */
+        if (!pl->used[i])
+            pick = i;
+    if (pick < 0)
+        return NULL;
+    if (pl->cap[pick] < bytes) {
+        if (!reserve(bytes, pl->cap[pick]))
+            return NULL;
+        cudaFreeHost(pl->p[pick]);
+        pl->p[pick] = NULL;
+        if (cudaSetDevice(pl->device) != cudaSuccess ||
+            cudaHostAlloc(&pl->p[pick], bytes, cudaHostAllocPortable) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pl->p[pick] = NULL;
+            reserve(0, bytes);
+            pl->cap[pick] = 0;
+            return NULL;
+        }
+        pl->cap[pick] = bytes;
+    }
+    pl->used[pick] = 1;
+    return pl->p[pick];
+}
+
+static int pool_release(void *ctx, void *p)
+{
+    struct pool *pl = ctx;
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pl->used[i] && pl->p[i] == p) {
+            pl->used[i] = 0;
+            return 1;
+        }
+    return 0;
+}
+
+gf_host_alloc *gf_cuda_pinned_pool(int device)
+{
+    struct pool *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return NULL;
+    pl->alloc = (gf_host_alloc){pool_alloc, pool_release, pl};
+    pl->device = device;
+    return &pl->alloc;
+}
+
+void gf_cuda_pinned_pool_free(gf_host_alloc *a)
+{
+    struct pool *pl = (struct pool *)a;
+    if (!pl)
+        return;
+    for (int i = 0; i < POOL_BLOCKS; i++) {
+        cudaFreeHost(pl->p[i]);
+        reserve(0, pl->cap[i]);
+    }
+    free(pl);
+}
+
+static int page_locked(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 /* The page-locked staging buffer of a batch lane, at least `need` bytes;
  * NULL (transfers from pageable memory) when the lane has none or pinning fails. */
 static void *stage(gf_cuda *cu, size_t need)
@@ -306,19 +412,24 @@ gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *i
         }                                                                                                              \
     } while (0)
 
-    /* Batch lanes copy through their pinned buffer: a plain memcpy here plus a
-     * DMA at full PCIe speed beats the driver's pageable path, and the
-     * buffer is reused from image to image. */
-    uint8_t *pin = st ? NULL : stage(cu, most);
-    if (pin)
+    /* Batch lanes: images in page-locked memory (a worker's pool) move by DMA
+     * directly; others go through the lane's reused staging buffer, a plain
+     * memcpy plus a DMA at full speed, which beats the driver's pageable path. */
+    const int src_locked = cu->pinned && page_locked(img->data);
+    const int dst_locked = cu->pinned && page_locked(result.data);
+    uint8_t *pin = st || (src_locked && dst_locked) ? NULL : stage(cu, most);
+    const void *src = img->data;
+    if (pin && !src_locked) {
         memcpy(pin, img->data, in_bytes);
+        src = pin;
+    }
+    void *dst = pin && !dst_locked ? (void *)pin : result.data;
     gf_image cur = *img;
     int which = 0;
     cur.data = cu->buf[0];
     MARK(0);
     if (!st) {
-        cudaError_t e = cudaMemcpyAsync(cu->buf[0], pin ? pin : img->data, in_bytes, cudaMemcpyHostToDevice,
-                                        cu->stream);
+        cudaError_t e = cudaMemcpyAsync(cu->buf[0], src, in_bytes, cudaMemcpyHostToDevice, cu->stream);
         if (e != cudaSuccess)
             st = fail(e, "cudaMemcpyAsync(upload)");
     }
@@ -341,29 +452,28 @@ gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *i
     }
     if (!st) {
         const size_t out_bytes = result.stride * result.height;
-        cudaError_t e = cudaMemcpyAsync(pin ? pin : result.data, cur.data, out_bytes, cudaMemcpyDeviceToHost,
-                                        cu->stream);
+        cudaError_t e = cudaMemcpyAsync(dst, cur.data, out_bytes, cudaMemcpyDeviceToHost, cu->stream);
         if (e == cudaSuccess && ev)
             e = cudaEventRecord(ev[nsteps + 2], cu->stream);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(cu->stream);
         if (e != cudaSuccess)
             st = fail(e, "download");
-        else if (pin)
-            memcpy(result.data, pin, out_bytes);
+        else if (dst != result.data)
+            memcpy(result.data, dst, out_bytes);
     }
     if (!st && ev) {
         float ms;
         char info[64];
         cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        gf_timing(name, "upload", ms, "(cuda)");
+        gf_timing(name, "upload", ms, src_locked ? "(cuda, page-locked)" : pin ? "(cuda, staged)" : "(cuda)");
         for (int i = 0; i < nsteps; i++) {
             cudaEventElapsedTime(&ms, ev[i + 1], ev[i + 2]);
             snprintf(info, sizeof info, "(cuda:%d)", cu->device);
             gf_timing(name, steps[i].op->name, ms, info);
         }
         cudaEventElapsedTime(&ms, ev[nsteps + 1], ev[nsteps + 2]);
-        gf_timing(name, "download", ms, "(cuda)");
+        gf_timing(name, "download", ms, dst_locked ? "(cuda, page-locked)" : pin ? "(cuda, staged)" : "(cuda)");
     }
 #undef MARK
     for (int i = 0; ev && i < nev; i++)

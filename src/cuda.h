@@ -22,7 +22,14 @@ gf_status gf_cuda_count(int *n);
  * overlap the uploads, kernels and downloads of different images; a lane may
  * be used from any thread, one at a time. */
 void gf_cuda_use_pinned(gf_cuda *cu);
+/* A pool of page-locked host memory for one batch worker's images (see
+ * gf_image_use_allocator), allocated for `device`; lanes move such images
+ * without a copy.  Bounded in all (4 GiB): beyond that, malloc.  NULL when
+ * out of memory or without CUDA. */
+gf_host_alloc *gf_cuda_pinned_pool(int device);
+void gf_cuda_pinned_pool_free(gf_host_alloc *a);
 const char *gf_cuda_device_name(const gf_cuda *cu);
+int gf_cuda_device_index(const gf_cuda *cu);
 /* Runtime and driver versions for --version. */
 void gf_cuda_versions(char *buf, size_t size);
 

@@ -26,6 +26,17 @@ void gf_cuda_use_pinned(gf_cuda *cu)
     (void)cu;
 }
 
+gf_host_alloc *gf_cuda_pinned_pool(int device)
+{
+    (void)device;
+    return NULL;
+}
+
+void gf_cuda_pinned_pool_free(gf_host_alloc *a)
+{
+    (void)a;
+}
+
 void gf_cuda_close(gf_cuda *cu)
 {
     (void)cu;
@@ -35,6 +46,12 @@ const char *gf_cuda_device_name(const gf_cuda *cu)
 {
     (void)cu;
     return "no device";
+}
+
+int gf_cuda_device_index(const gf_cuda *cu)
+{
+    (void)cu;
+    return -1;
 }
 
 void gf_cuda_versions(char *buf, size_t size)

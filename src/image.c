@@ -31,13 +31,22 @@ gf_status gf_shape_check(const gf_shape *s, uint64_t limit_pixels)
     return gf_image_bytes(s->width, s->height, s->channels, s->depth, &bytes);
 }
 
+static _Thread_local const gf_host_alloc *host_alloc;
+
+void gf_image_use_allocator(const gf_host_alloc *a)
+{
+    host_alloc = a;
+}
+
 gf_status gf_image_alloc(gf_image *img, int w, int h, int c, int depth)
 {
     size_t bytes;
     gf_status st = gf_image_bytes(w, h, c, depth, &bytes);
     if (st)
         return st;
-    void *p = malloc(bytes);
+    void *p = host_alloc ? host_alloc->alloc(host_alloc->ctx, bytes) : NULL;
+    if (!p)
+        p = malloc(bytes);
     if (!p)
         return gf_error(GF_ENOMEM, "out of memory allocating a %dx%d image (%zu bytes)", w, h, bytes);
     img->width = w;
@@ -51,7 +60,8 @@ gf_status gf_image_alloc(gf_image *img, int w, int h, int c, int depth)
 
 void gf_image_free(gf_image *img)
 {
-    free(img->data);
+    if (!img->data || !host_alloc || !host_alloc->release(host_alloc->ctx, img->data))
+        free(img->data);
     img->data = NULL;
 }
 

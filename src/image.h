@@ -37,6 +37,17 @@ gf_status gf_shape_check(const gf_shape *s, uint64_t limit_pixels);
 /* Allocates an uninitialised image of the given shape (data freed by gf_image_free). */
 gf_status gf_image_alloc(gf_image *img, int w, int h, int c, int depth);
 void gf_image_free(gf_image *img);
+
+/* Where this thread's image pixels come from: `alloc` may return NULL (then
+ * malloc is used) and `release` returns 1 when the block was its own.  Batch
+ * workers use page-locked memory this way, so that images go to and from
+ * the GPU without a copy.  NULL: malloc and free. */
+typedef struct gf_host_alloc {
+    void *(*alloc)(void *ctx, size_t bytes);
+    int (*release)(void *ctx, void *p);
+    void *ctx;
+} gf_host_alloc;
+void gf_image_use_allocator(const gf_host_alloc *a);
 gf_shape gf_image_shape(const gf_image *img);
 /* Converts 8 <-> 16 bit in place (v * 257 / round(v / 257)). */
 gf_status gf_image_set_depth(gf_image *img, int depth);
