@@ -403,45 +403,23 @@ static void release_lane(struct lanes *l, int i)
 
 /* ---- workers ------------------------------------------------------------ */
 
-/* One image; returns 0 when the batch must stop (the GPU did not open). */
-static int process(batch *b, const char *input, const char *output)
-{
-    const gf_plan *plan = b->plan;
-    gf_image img = {0};
+/* One image between its stages. */
+struct job {
+    char *input;
+    const char *output; /* owned by b->names */
+    gf_image img;
     gf_format fmt;
-    const char *failed = input;
-    double mp = 0;
-    gf_status st = gf_load(&plan->set, input, input, &img, &fmt);
-    if (!st) {
-        mp = (double)img.width * img.height / 1e6;
-        if (plan->nsteps) {
-            const double t0 = gf_now_ms();
-            int lane = acquire_lane(&b->lanes);
-            if (lane == -2) {
-                gf_image_free(&img);
-                return 0;
-            }
-            const double t1 = gf_now_ms();
-            st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &img, input);
-            if (lane >= 0)
-                release_lane(&b->lanes, lane);
-            if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
-                char info[64] = "(cpu)";
-                if (lane >= 0)
-                    snprintf(info, sizeof info, "(gpu lane %d; waited %.3f ms for it)", lane, t1 - t0);
-                gf_timing(input, "chain", gf_now_ms() - t0, info);
-            }
-        }
-    }
-    if (!st) {
-        failed = output;
-        st = gf_store(&plan->set, &img, fmt, output, input);
-    }
-    gf_image_free(&img);
+};
+
+#define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
+
+/* Counts and reports the end of one image (st: its status, `name` the file to blame). */
+static void finished(batch *b, gf_status st, const char *name, double mp)
+{
     pthread_mutex_lock(&b->lock);
     if (st) {
         b->failed++;
-        report(b, failed, gf_error_detail(st));
+        report(b, name, gf_error_detail(st));
         gf_error_clear();
     } else {
         b->done++;
@@ -449,60 +427,128 @@ static int process(batch *b, const char *input, const char *output)
     }
     draw_progress(b, 0);
     pthread_mutex_unlock(&b->lock);
-    return 1;
 }
 
-/* The device of lane 0 once the lanes are open, else -1 (CPU, failed or not yet). */
-static int gpu_ready(struct lanes *l)
+/* Filters, encodes and writes a decoded image, and frees the job; returns 0
+ * when the batch must stop (the GPU did not open). */
+static int finish(batch *b, struct job *j)
+{
+    const gf_plan *plan = b->plan;
+    const double mp = (double)j->img.width * j->img.height / 1e6;
+    gf_status st = GF_OK;
+    int go_on = 1;
+    if (plan->nsteps) {
+        const double t0 = gf_now_ms();
+        int lane = acquire_lane(&b->lanes);
+        const double t1 = gf_now_ms();
+        if (lane == -2) {
+            go_on = 0;
+            goto out;
+        }
+        st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &j->img, j->input);
+        if (lane >= 0)
+            release_lane(&b->lanes, lane);
+        if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
+            char info[64] = "(cpu)";
+            if (lane >= 0)
+                snprintf(info, sizeof info, "(gpu lane %d; waited %.3f ms for it)", lane, t1 - t0);
+            gf_timing(j->input, "chain", gf_now_ms() - t0, info);
+        }
+    }
+    const char *blame = j->input;
+    if (!st) {
+        blame = j->output;
+        st = gf_store(&plan->set, &j->img, j->fmt, j->output, j->input);
+    }
+    finished(b, st, blame, mp);
+out:
+    gf_image_free(&j->img);
+    free(j->input);
+    return go_on;
+}
+
+/* The next INPUT and its output name, claimed; NULL at the end.  Inputs
+ * whose output name is refused are reported here and skipped. */
+static char *take_input(batch *b, const char **output)
+{
+    const gf_settings *set = &b->plan->set;
+    pthread_mutex_lock(&b->lock);
+    char *input;
+    while ((input = next_input(b))) {
+        char *out = NULL;
+        b->dispatched++;
+        gf_status st = output_path(set->outdir, input, set->format, &out);
+        if (!st) {
+            int c = claim(&b->names, out);
+            if (!c) {
+                *output = out; /* b->names owns it until the end */
+                break;
+            }
+            st = c > 0 ? gf_error(GF_EINVAL, "%s is the output of an earlier INPUT too; skipped", out)
+                       : gf_error(GF_ENOMEM, "out of memory");
+            free(out);
+        }
+        b->failed++;
+        report(b, input, gf_error_detail(st));
+        gf_error_clear();
+        draw_progress(b, 0);
+        free(input);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return input;
+}
+
+/* The device of lane 0 once the lanes are open, else -1 (CPU, failed or not
+ * yet); *pending says whether they are still being opened. */
+static int gpu_state(struct lanes *l, int *pending)
 {
     pthread_mutex_lock(&l->lock);
     int dev = l->ready && l->n && !l->failed ? gf_cuda_device_index(l->cu[0]) : -1;
+    *pending = !l->ready;
     pthread_mutex_unlock(&l->lock);
     return dev;
 }
 
+/* A worker: take, decode, filter, encode, write, again.  While the GPU is
+ * still being opened it decodes up to AHEAD images and holds them. */
 static void *worker(void *arg)
 {
     batch *b = arg;
     const gf_settings *set = &b->plan->set;
+    const int wants_gpu = b->plan->nsteps && set->device != GF_DEVICE_CPU;
     gf_host_alloc *pool = NULL;
-    int pool_tried = 0;
-    for (;;) {
-        /* once the GPU is up, this thread's images live in page-locked memory */
-        if (!pool_tried && b->plan->nsteps && set->device != GF_DEVICE_CPU) {
-            int dev = gpu_ready(&b->lanes);
-            if (dev >= 0) {
-                pool_tried = 1;
-                if ((pool = gf_cuda_pinned_pool(dev)))
-                    gf_image_use_allocator(pool);
-            }
+    struct job held[AHEAD];
+    int nheld = 0, go_on = 1, pending = wants_gpu, more = 1;
+    while (go_on && (more || nheld)) {
+        if (pending) {
+            int dev = gpu_state(&b->lanes, &pending);
+            /* once the GPU is up, this thread's images live in page-locked memory */
+            if (dev >= 0 && (pool = gf_cuda_pinned_pool(dev)))
+                gf_image_use_allocator(pool);
         }
-        pthread_mutex_lock(&b->lock);
-        char *input = next_input(b), *output = NULL;
-        gf_status st = GF_OK;
-        if (input) {
-            b->dispatched++;
-            if (!(st = output_path(set->outdir, input, set->format, &output))) {
-                int c = claim(&b->names, output);
-                if (c) {
-                    st = c > 0 ? gf_error(GF_EINVAL, "%s is the output of an earlier INPUT too; skipped", output)
-                               : gf_error(GF_ENOMEM, "out of memory");
-                    free(output);
-                }
-            }
-            if (st) {
-                b->failed++;
-                report(b, input, gf_error_detail(st));
-                gf_error_clear();
-                draw_progress(b, 0);
-            }
+        if (nheld && (!pending || nheld == AHEAD || !more)) {
+            go_on = finish(b, &held[0]);
+            memmove(held, held + 1, sizeof *held * (size_t)--nheld);
+            continue;
         }
-        pthread_mutex_unlock(&b->lock);
-        /* `output` belongs to b->names now and lives until the end */
-        int go_on = input && (st || process(b, input, output));
-        free(input);
-        if (!go_on)
-            break;
+        struct job j = {0};
+        if (!(j.input = take_input(b, &j.output))) {
+            more = 0;
+            continue;
+        }
+        gf_status st = gf_load(&b->plan->set, j.input, j.input, &j.img, &j.fmt);
+        if (st) {
+            finished(b, st, j.input, 0);
+            free(j.input);
+        } else if (pending) {
+            held[nheld++] = j;
+        } else {
+            go_on = finish(b, &j);
+        }
+    }
+    while (nheld) { /* the batch stopped: drop what is held */
+        gf_image_free(&held[--nheld].img);
+        free(held[nheld].input);
     }
     gf_image_use_allocator(NULL);
     gf_cuda_pinned_pool_free(pool);
