@@ -43,7 +43,8 @@ IN=$WORK/in-$N-$SIZE
 if [ "$(ls "$IN" 2>/dev/null | grep -c '\.png$')" != "$N" ]; then
     echo "making $N images of $SIZE in $IN ..."
     t0=$(now)
-    "$PY" "$HERE/genphotos.py" "$N" "$SIZE" "$HERE/../samples" "$IN"
+    "$PY" "$HERE/genphotos.py" "$N" "$SIZE" "$HERE/../samples" "$IN" 2>&1 | grep -v 'iCCP' >&2 || true
+    [ "$(ls "$IN" | grep -c '\.png$')" = "$N" ] || { echo "batch.sh: making the images failed" >&2; exit 1; }
     echo "  $(calc "$(now) - $t0") s"
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"

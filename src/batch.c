@@ -271,11 +271,11 @@ static char *next_input(batch *b)
                 if (!len)
                     continue;
                 char *p = strdup(s->line);
-                if (!p) {
-                    report(b, s->list_arg, "out of memory");
-                    b->failed++;
-                }
-                return p;
+                if (p)
+                    return p;
+                report(b, s->list_arg, "out of memory");
+                b->failed++;
+                continue;
             }
             if (ferror(s->list)) {
                 char msg[160];
@@ -292,11 +292,11 @@ static char *next_input(batch *b)
         const char *a = s->args[s->next++];
         if (a[0] != '@') {
             char *p = strdup(a);
-            if (!p) {
-                report(b, a, "out of memory");
-                b->failed++;
-            }
-            return p;
+            if (p)
+                return p;
+            report(b, a, "out of memory");
+            b->failed++;
+            continue;
         }
         s->list_arg = a;
         s->list = strcmp(a, "@-") ? fopen(a + 1, "r") : stdin;
