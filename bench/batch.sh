@@ -49,8 +49,8 @@ if [ "$(ls "$IN" 2>/dev/null | grep -c '\.png$')" != "$N" ]; then
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "gpufilter: $("$GF" --version | tr '\n' ' ')"
-[ -n "$CSV" ] && echo "tool,format,images,megapixels,seconds,images_per_s,mp_per_s" > "$CSV"
-printf '%-34s %-4s %7s %9s %8s\n' tool fmt seconds images/s MP/s
+[ -n "$CSV" ] && echo "tool,format,images,megapixels,seconds,images_per_s,mp_per_s,output_mb" > "$CSV"
+printf '%-34s %-4s %7s %9s %8s %9s\n' tool fmt seconds images/s MP/s output_MB
 
 # row LABEL FMT CMD...: time CMD into $WORK/out, check it wrote N files
 row() {
@@ -65,8 +65,9 @@ row() {
     got=$(ls "$WORK/out" | grep -c "\.$fmt\$" || true)
     [ "$got" = "$N" ] || { echo "$label: wrote $got of $N files" >&2; return 0; }
     ips=$(calc "$N / $t") mps=$(calc "$MP / $t")
-    printf '%-34s %-4s %7.2f %9.2f %8.1f\n' "$label" "$fmt" "$t" "$ips" "$mps"
-    [ -z "$CSV" ] || printf '"%s",%s,%s,%.1f,%.3f,%.3f,%.2f\n' "$label" "$fmt" "$N" "$MP" "$t" "$ips" "$mps" >> "$CSV"
+    mb=$(du -sk "$WORK/out" | awk '{ printf "%.0f", $1 / 1024 }')
+    printf '%-34s %-4s %7.2f %9.2f %8.1f %9s\n' "$label" "$fmt" "$t" "$ips" "$mps" "$mb"
+    [ -z "$CSV" ] || printf '"%s",%s,%s,%.1f,%.3f,%.3f,%.2f,%s\n' "$label" "$fmt" "$N" "$MP" "$t" "$ips" "$mps" "$mb" >> "$CSV"
 }
 perfile() { # FMT FILE...: one gpufilter process per file, one after another
     for f in "$@"; do "$GF" -q -blur 3 -rotate 90 "$f" "$WORK/out/${f##*/}" || return 1; done

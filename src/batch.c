@@ -409,6 +409,7 @@ struct job {
     const char *output; /* owned by b->names */
     gf_image img;
     gf_format fmt;
+    int pooled; /* decoded with the page-locked pool in place */
 };
 
 #define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
@@ -429,15 +430,36 @@ static void finished(batch *b, gf_status st, const char *name, double mp)
     pthread_mutex_unlock(&b->lock);
 }
 
+/* Before a lane is taken, so that the lane does nothing but DMA and kernels:
+ * an image decoded before the pool existed moves into it, and a block for
+ * the result is made ready (page-locking allocations are slow). */
+static void pin(const gf_plan *plan, gf_host_alloc *pool, struct job *j)
+{
+    gf_shape out = gf_image_shape(&j->img);
+    size_t most, out_bytes;
+    if (!pool || gf_chain_shape(plan->steps, plan->nsteps, &out, plan->set.limit_pixels, &most) ||
+        gf_image_bytes(out.width, out.height, out.channels, out.depth, &out_bytes))
+        return; /* gf_filter reports the error */
+    gf_image copy;
+    if (!j->pooled && !gf_image_alloc(&copy, j->img.width, j->img.height, j->img.channels, j->img.depth)) {
+        memcpy(copy.data, j->img.data, j->img.stride * (size_t)j->img.height);
+        gf_image_free(&j->img);
+        j->img = copy;
+        j->pooled = 1;
+    }
+    gf_cuda_pinned_prepare(pool, out_bytes);
+}
+
 /* Filters, encodes and writes a decoded image, and frees the job; returns 0
  * when the batch must stop (the GPU did not open). */
-static int finish(batch *b, struct job *j)
+static int finish(batch *b, struct job *j, gf_host_alloc *pool)
 {
     const gf_plan *plan = b->plan;
     const double mp = (double)j->img.width * j->img.height / 1e6;
     gf_status st = GF_OK;
     int go_on = 1;
     if (plan->nsteps) {
+        pin(plan, pool, j);
         const double t0 = gf_now_ms();
         int lane = acquire_lane(&b->lanes);
         const double t1 = gf_now_ms();
@@ -527,7 +549,7 @@ static void *worker(void *arg)
                 gf_image_use_allocator(pool);
         }
         if (nheld && (!pending || nheld == AHEAD || !more)) {
-            go_on = finish(b, &held[0]);
+            go_on = finish(b, &held[0], pool);
             memmove(held, held + 1, sizeof *held * (size_t)--nheld);
             continue;
         }
@@ -536,6 +558,7 @@ static void *worker(void *arg)
             more = 0;
             continue;
         }
+        j.pooled = pool != NULL;
         gf_status st = gf_load(&b->plan->set, j.input, j.input, &j.img, &j.fmt);
         if (st) {
             finished(b, st, j.input, 0);
@@ -543,7 +566,7 @@ static void *worker(void *arg)
         } else if (pending) {
             held[nheld++] = j;
         } else {
-            go_on = finish(b, &j);
+            go_on = finish(b, &j, pool);
         }
     }
     while (nheld) { /* the batch stopped: drop what is held */

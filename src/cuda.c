@@ -270,9 +270,10 @@ static int reserve(size_t add, size_t drop)
     return ok;
 }
 
-static void *pool_alloc(void *ctx, size_t bytes)
+/* A free block of at least `bytes` (grown if need be, which costs a
+ * page-locking allocation), or -1. */
+static int pool_block(struct pool *pl, size_t bytes)
 {
-    struct pool *pl = ctx;
     int pick = -1;
     for (int i = 0; i < POOL_BLOCKS; i++) /* the smallest free block that fits */
         if (!pl->used[i] && pl->cap[i] >= bytes && (pick < 0 || pl->cap[i] < pl->cap[pick]))
@@ -281,10 +282,10 @@ static void *pool_alloc(void *ctx, size_t bytes)
         if (!pl->used[i])
             pick = i;
     if (pick < 0)
-        return NULL;
+        return -1;
     if (pl->cap[pick] < bytes) {
         if (!reserve(bytes, pl->cap[pick]))
-            return NULL;
+            return -1;
         cudaFreeHost(pl->p[pick]);
         pl->p[pick] = NULL;
         if (cudaSetDevice(pl->device) != cudaSuccess ||
@@ -293,12 +294,27 @@ static void *pool_alloc(void *ctx, size_t bytes)
             pl->p[pick] = NULL;
             reserve(0, bytes);
             pl->cap[pick] = 0;
-            return NULL;
+            return -1;
         }
         pl->cap[pick] = bytes;
     }
-    pl->used[pick] = 1;
-    return pl->p[pick];
+    return pick;
+}
+
+static void *pool_alloc(void *ctx, size_t bytes)
+{
+    struct pool *pl = ctx;
+    const int i = pool_block(pl, bytes);
+    if (i < 0)
+        return NULL;
+    pl->used[i] = 1;
+    return pl->p[i];
+}
+
+void gf_cuda_pinned_prepare(gf_host_alloc *a, size_t bytes)
+{
+    if (a)
+        (void)pool_block((struct pool *)a, bytes);
 }
 
 static int pool_release(void *ctx, void *p)
@@ -369,23 +385,13 @@ gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *i
 {
     CU(cudaSetDevice(cu->device)); /* the calling thread may be new to this device */
     /* Shapes first: limits are checked and buffers sized before any work. */
-    gf_shape shape = gf_image_shape(img);
-    size_t bytes, most = 0, in_bytes;
-    gf_status st = gf_image_bytes(shape.width, shape.height, shape.channels, shape.depth, &most);
-    in_bytes = most;
-    for (int i = 0; !st && i < nsteps; i++) {
-        if (steps[i].op->passthrough)
-            continue;
-        if (!steps[i].op->cuda)
+    for (int i = 0; i < nsteps; i++)
+        if (!steps[i].op->passthrough && !steps[i].op->cuda)
             return gf_error(GF_EINTERNAL, "-%s has no CUDA implementation", steps[i].op->name);
-        gf_shape next;
-        if (!(st = gf_step_shape(&steps[i], &shape, &next)) && !(st = gf_shape_check(&next, limit)) &&
-            !(st = gf_image_bytes(next.width, next.height, next.channels, next.depth, &bytes))) {
-            shape = next;
-            if (bytes > most)
-                most = bytes;
-        }
-    }
+    gf_shape shape = gf_image_shape(img);
+    const size_t in_bytes = img->stride * (size_t)img->height;
+    size_t most = 0;
+    gf_status st = gf_chain_shape(steps, nsteps, &shape, limit, &most);
     if (st || (st = ensure(&cu->buf[0], &cu->buf_cap[0], most, "image buffer")) ||
         (st = ensure(&cu->buf[1], &cu->buf_cap[1], most, "image buffer")))
         return st;

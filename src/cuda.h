@@ -28,6 +28,9 @@ void gf_cuda_use_pinned(gf_cuda *cu);
  * out of memory or without CUDA. */
 gf_host_alloc *gf_cuda_pinned_pool(int device);
 void gf_cuda_pinned_pool_free(gf_host_alloc *a);
+/* Makes a free block of at least `bytes` ready in the pool (best effort),
+ * so that the allocation it is for costs nothing later. */
+void gf_cuda_pinned_prepare(gf_host_alloc *a, size_t bytes);
 const char *gf_cuda_device_name(const gf_cuda *cu);
 int gf_cuda_device_index(const gf_cuda *cu);
 /* Runtime and driver versions for --version. */

@@ -37,6 +37,11 @@ void gf_cuda_pinned_pool_free(gf_host_alloc *a)
     (void)a;
 }
 
+void gf_cuda_pinned_prepare(gf_host_alloc *a, size_t bytes)
+{
+    (void)a, (void)bytes;
+}
+
 void gf_cuda_close(gf_cuda *cu)
 {
     (void)cu;

@@ -173,3 +173,21 @@ gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out)
     *out = *in;
     return GF_OK;
 }
+
+gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint64_t limit, size_t *most)
+{
+    gf_status st = gf_image_bytes(shape->width, shape->height, shape->channels, shape->depth, most);
+    for (int i = 0; !st && i < nsteps; i++) {
+        if (steps[i].op->passthrough)
+            continue;
+        gf_shape next;
+        size_t bytes;
+        if (!(st = gf_step_shape(&steps[i], shape, &next)) && !(st = gf_shape_check(&next, limit)) &&
+            !(st = gf_image_bytes(next.width, next.height, next.channels, next.depth, &bytes))) {
+            *shape = next;
+            if (bytes > *most)
+                *most = bytes;
+        }
+    }
+    return st;
+}

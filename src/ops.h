@@ -57,6 +57,9 @@ const gf_op *gf_op_find(const char *name);
 
 /* The output shape of a step (calls op->shape or keeps the input's). */
 gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out);
+/* Walks *shape through the steps, checking every result against `limit`;
+ * *most is the largest image (in bytes) along the way, the input included. */
+gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint64_t limit, size_t *most);
 
 /* CPU reference implementations, src/cpu/<op>.c */
 gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out);
