@@ -9,14 +9,15 @@
 # clockwise quarter turn), PNG at zlib level 6, JPEG at quality 90.  Then a
 # gpufilter -v batch run says where the time goes.
 #
-# usage: bench/batch.sh [-n N] [-s WxH] [-c CSV] [-t TOOLS] WORKDIR
-#   TOOLS: comma list of batch,perfile,opencv,mogrify,vips (default all)
+# usage: bench/batch.sh [-n N] [-s WxH] [-f FORMATS] [-c CSV] [-t TOOLS] WORKDIR
+#   FORMATS: png,jpg (default both); TOOLS: comma list of batch,perfile,
+#   opencv,mogrify,vips (default all)
 #   environment: GPUFILTER (default ./gpufilter), PYTHON (a python3 with cv2)
 set -eu
-N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,mogrify,vips
-while getopts n:s:c:t: o; do
+N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,mogrify,vips FORMATS=png,jpg
+while getopts n:s:c:t:f: o; do
     case $o in
-    n) N=$OPTARG ;; s) SIZE=$OPTARG ;; c) CSV=$OPTARG ;; t) TOOLS=$OPTARG ;;
+    n) N=$OPTARG ;; s) SIZE=$OPTARG ;; c) CSV=$OPTARG ;; t) TOOLS=$OPTARG ;; f) FORMATS=$OPTARG ;;
     *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
@@ -40,11 +41,13 @@ MP=$(calc "$N * $W * $H / 1000000")
 
 mkdir -p "$WORK"
 IN=$WORK/in-$N-$SIZE
-if [ "$(ls "$IN" 2>/dev/null | grep -c '\.png$')" != "$N" ]; then
+FMTS=$(echo "$FORMATS" | tr ',' ' ')
+have() { for f in $FMTS; do [ "$(ls "$IN" 2>/dev/null | grep -c "\.$f\$")" = "$N" ] || return 1; done; }
+if ! have; then
     echo "making $N images of $SIZE in $IN ..."
     t0=$(now)
-    "$PY" "$HERE/genphotos.py" "$N" "$SIZE" "$HERE/../samples" "$IN" 2>&1 | grep -v 'iCCP' >&2 || true
-    [ "$(ls "$IN" | grep -c '\.png$')" = "$N" ] || { echo "batch.sh: making the images failed" >&2; exit 1; }
+    "$PY" "$HERE/genphotos.py" "$N" "$SIZE" "$HERE/../samples" "$IN" "$FORMATS" 2>&1 | grep -v 'iCCP' >&2 || true
+    have || { echo "batch.sh: making the images failed" >&2; exit 1; }
     echo "  $(calc "$(now) - $t0") s"
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
@@ -82,7 +85,7 @@ vips_each() { # one vips pipeline per file (vips threads internally)
     rm -f "$WORK/t.v"
 }
 
-for fmt in png jpg; do
+for fmt in $FMTS; do
     set -- "$IN"/*.$fmt
     want batch && row "gpufilter batch ($CORES threads)" $fmt "$GF" -q -blur 3 -rotate 90 -o "$WORK/out" "$@"
     want perfile && row "gpufilter, one process per file" $fmt perfile "$@"
@@ -99,7 +102,7 @@ for fmt in png jpg; do
 done
 
 # where the time goes: the -v lines of one batch run, summed by stage
-for fmt in png jpg; do
+for fmt in $FMTS; do
     rm -rf "$WORK/out"
     t0=$(now)
     "$GF" -v -blur 3 -rotate 90 -o "$WORK/out" "$IN"/*.$fmt 2> "$WORK/v-$fmt.log"
