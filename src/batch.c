@@ -48,7 +48,6 @@ struct lanes {
     gf_cuda **cu;
     int *busy;
     int n, ready;
-    int next;         /* where the search for a free lane starts: round robin over lanes and devices */
     int failed;       /* -device cuda and a device did not open: the batch stops */
     char error[320];  /* its message */
     pthread_t thread;
@@ -384,15 +383,12 @@ static int acquire_lane(struct lanes *l)
             pthread_mutex_unlock(&l->lock);
             return l->failed ? -2 : -1;
         }
-        for (int k = 0; l->ready && k < l->n; k++) {
-            const int i = (l->next + k) % l->n;
+        for (int i = 0; l->ready && i < l->n; i++)
             if (!l->busy[i]) {
                 l->busy[i] = 1;
-                l->next = (i + 1) % l->n;
                 pthread_mutex_unlock(&l->lock);
                 return i;
             }
-        }
         pthread_cond_wait(&l->changed, &l->lock);
     }
 }
