@@ -29,13 +29,20 @@ static int load(const char *path, gf_image *img)
     size_t n;
     gf_format f;
     gf_decode_opts o = {1ull << 40, 0, path};
-    if (gf_read_file(path, &buf, &n) || gf_decode(buf, n, &o, img, &f)) {
+    if (gf_read_file(path, &buf, &n)) {
         fprintf(stderr, "imgtool: %s: %s\n", path, gf_error_detail(GF_EIO));
         return -1;
     }
+    gf_status st = gf_decode(buf, n, &o, img, &f);
     free(buf);
+    if (st) {
+        fprintf(stderr, "imgtool: %s: %s\n", path, gf_error_detail(st));
+        return -1;
+    }
     return 0;
 }
+
+static int cmp(const char *pa, const char *pb, long tol, gf_image *pa_img, gf_image *pb_img);
 
 static gf_status emit(FILE *f, void *ctx)
 {
@@ -80,37 +87,18 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc == 5 && !strcmp(argv[1], "cmp")) {
-        gf_image a, b;
-        if (load(argv[2], &a) || load(argv[3], &b))
-            return 2;
-        if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth) {
-            fprintf(stderr, "imgtool: shapes differ: %dx%dx%d/%d vs %dx%dx%d/%d\n", a.width, a.height, a.channels,
-                    a.depth, b.width, b.height, b.channels, b.depth);
-            return 1;
-        }
-        long tol = atol(argv[4]), worst = 0, bad = 0;
-        int wx = 0, wy = 0, wc = 0;
-        for (int y = 0; y < a.height; y++)
-            for (int x = 0; x < a.width; x++)
-                for (int ch = 0; ch < a.channels; ch++) {
-                    long d = labs((long)gf_image_get(&a, x, y, ch) - (long)gf_image_get(&b, x, y, ch));
-                    if (d > tol)
-                        bad++;
-                    if (d > worst)
-                        worst = d, wx = x, wy = y, wc = ch;
-                }
-        if (bad) {
-            fprintf(stderr, "imgtool: %ld samples differ by more than %ld (worst %ld at %d,%d ch %d: %u vs %u)\n",
-                    bad, tol, worst, wx, wy, wc, gf_image_get(&a, wx, wy, wc), gf_image_get(&b, wx, wy, wc));
-            return 1;
-        }
-        return 0;
+        gf_image a = {0}, b = {0};
+        int rc = cmp(argv[2], argv[3], atol(argv[4]), &a, &b);
+        gf_image_free(&a);
+        gf_image_free(&b);
+        return rc;
     }
     if (argc == 3 && !strcmp(argv[1], "info")) {
         gf_image a;
         if (load(argv[2], &a))
             return 2;
         printf("%d %d %d %d\n", a.width, a.height, a.channels, a.depth);
+        gf_image_free(&a);
         return 0;
     }
     if (argc == 6 && !strcmp(argv[1], "get")) {
@@ -118,8 +106,39 @@ int main(int argc, char **argv)
         if (load(argv[2], &a))
             return 2;
         printf("%u\n", gf_image_get(&a, atoi(argv[3]), atoi(argv[4]), atoi(argv[5])));
+        gf_image_free(&a);
         return 0;
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH\n");
     return 2;
+}
+
+/* 0 when A and B have one shape and every sample within TOL, 1 when not, 2 when one cannot be read. */
+static int cmp(const char *pa, const char *pb, long tol, gf_image *pa_img, gf_image *pb_img)
+{
+    if (load(pa, pa_img) || load(pb, pb_img))
+        return 2;
+    const gf_image a = *pa_img, b = *pb_img;
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth) {
+        fprintf(stderr, "imgtool: shapes differ: %dx%dx%d/%d vs %dx%dx%d/%d\n", a.width, a.height, a.channels,
+                a.depth, b.width, b.height, b.channels, b.depth);
+        return 1;
+    }
+    long worst = 0, bad = 0;
+    int wx = 0, wy = 0, wc = 0;
+    for (int y = 0; y < a.height; y++)
+        for (int x = 0; x < a.width; x++)
+            for (int ch = 0; ch < a.channels; ch++) {
+                long d = labs((long)gf_image_get(&a, x, y, ch) - (long)gf_image_get(&b, x, y, ch));
+                if (d > tol)
+                    bad++;
+                if (d > worst)
+                    worst = d, wx = x, wy = y, wc = ch;
+            }
+    if (bad) {
+        fprintf(stderr, "imgtool: %ld samples differ by more than %ld (worst %ld at %d,%d ch %d: %u vs %u)\n",
+                bad, tol, worst, wx, wy, wc, gf_image_get(&a, wx, wy, wc), gf_image_get(&b, wx, wy, wc));
+        return 1;
+    }
+    return 0;
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: any bytes through the decoders (PNG, JPEG, PNM, sniffed
+ * as gpufilter does), then a short CPU pipeline and both encoders.  Built by
+ * --enable-fuzzing (clang); run by tests/fuzz/run.sh. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "codec.h"
+#include "pipeline.h"
+
+static gf_plan plan;
+
+/* The pipeline, parsed once as the command line would be. */
+static void setup(void)
+{
+    static char *argv[] = {"gpufilter", "-blur", "0.8", "-rotate", "17", "-laplacian=4", "-equalize",
+                           "-transverse", "-border", "wrap", "-box", "1", "in", "out", NULL};
+    if (gf_cli_parse(13 + 1, argv, &plan))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!plan.nsteps)
+        setup();
+    const uint64_t limit = 1u << 18; /* small images keep the runs fast; bigger ones must fail cleanly */
+    gf_decode_opts o = {limit, 0, "fuzz"};
+    gf_image img = {0};
+    gf_format fmt;
+    if (gf_decode(data, size, &o, &img, &fmt) == GF_OK &&
+        gf_pipeline_cpu(plan.steps, plan.nsteps, &img, 4 * limit, 0, "fuzz") == GF_OK) {
+        FILE *sink = fopen("/dev/null", "wb");
+        if (sink) {
+            gf_encode_opts e = {.quality = 75, .compress = 1};
+            gf_png_encode(sink, &img, &e);
+            gf_pnm_encode(sink, &img, &e);
+            gf_image_drop_alpha(&img);
+            if (gf_image_set_depth(&img, 8) == GF_OK)
+                gf_jpeg_encode(sink, &img, &e);
+            fclose(sink);
+        }
+    }
+    gf_image_free(&img);
+    gf_error_clear();
+    return 0;
+}
