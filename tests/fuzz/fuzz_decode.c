@@ -19,7 +19,7 @@ static void setup(void)
 {
     static char *argv[] = {"gpufilter", "-blur", "0.8", "-rotate", "17", "-laplacian=4", "-equalize",
                            "-transverse", "-border", "wrap", "-box", "1", "in", "out", NULL};
-    if (gf_cli_parse(13 + 1, argv, &plan))
+    if (gf_cli_parse((int)(sizeof argv / sizeof argv[0]) - 1, argv, &plan))
         abort();
 }
 
