@@ -2,10 +2,17 @@
 /* JPEG through the libjpeg API (libjpeg-turbo): baseline and progressive,
  * gray and YCbCr at any subsampling in; CMYK/YCCK refused; 8-bit gray/RGB out.
  * Warnings that mean lost data (premature end, bad Huffman code, hit a marker
- * mid-scan) are errors: a partial image is never returned. */
+ * mid-scan) are errors: a partial image is never returned.
+ *
+ * Decompression bombs: besides -limit-pixels (checked from the header, before
+ * jpeg_start_decompress), libjpeg's working memory is capped (progressive
+ * files keep every coefficient: 128 bytes per 8x8 block, which a few hundred
+ * bytes of EOB runs can claim) and so is the number of scans (each one is a
+ * pass over the coefficients, and a file may repeat them). */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +23,21 @@
 
 #include "codec.h"
 
+/* libjpeg's working memory: at least 256 MiB (any baseline image and a
+ * 16-megapixel progressive one fit), else 4096 bytes per byte of input.  A
+ * Huffman-coded progressive scan spends at least one bit per block on DC, so
+ * files that code every block stay under 1024 bytes of coefficients per byte. */
+#define JPEG_MEMORY_FLOOR ((size_t)256 << 20)
+#define JPEG_MEMORY_PER_BYTE 4096
+/* As djpeg -maxscans and TurboJPEG's scan limit advise. */
+#define JPEG_MAX_SCANS 500
+
 struct jerr {
     struct jpeg_error_mgr pub;
     jmp_buf jb;
     char msg[JMSG_LENGTH_MAX + 64];
     const gf_decode_opts *opts;
+    size_t memory; /* the cap, for the message */
 };
 
 static void on_error_exit(j_common_ptr cinfo)
@@ -28,8 +45,22 @@ static void on_error_exit(j_common_ptr cinfo)
     struct jerr *e = (struct jerr *)cinfo->err;
     char buf[JMSG_LENGTH_MAX];
     cinfo->err->format_message(cinfo, buf);
-    snprintf(e->msg, sizeof e->msg, "%s", buf);
+    if (cinfo->err->msg_code == JERR_NO_BACKING_STORE) /* the memory cap, nothing else asks for it */
+        snprintf(e->msg, sizeof e->msg, "JPEG decoding needs more than %zu MiB of memory for this file (a "
+                 "decompression bomb?)", e->memory >> 20);
+    else
+        snprintf(e->msg, sizeof e->msg, "%s", buf);
     longjmp(e->jb, 1);
+}
+
+static void on_progress(j_common_ptr cinfo)
+{
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (cinfo->is_decompressor && d->input_scan_number > JPEG_MAX_SCANS) {
+        struct jerr *e = (struct jerr *)cinfo->err;
+        snprintf(e->msg, sizeof e->msg, "JPEG has more than %d scans", JPEG_MAX_SCANS);
+        longjmp(e->jb, 1);
+    }
 }
 
 static void on_message(j_common_ptr cinfo, int level)
@@ -55,6 +86,7 @@ static void on_message(j_common_ptr cinfo, int level)
 struct jdec {
     struct jpeg_decompress_struct cinfo;
     struct jerr err;
+    struct jpeg_progress_mgr progress;
     gf_image img;
     gf_status status;
 };
@@ -65,6 +97,12 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     if (setjmp(d->err.jb))
         return -1;
     jpeg_create_decompress(ci);
+    d->err.memory = n > LONG_MAX / JPEG_MEMORY_PER_BYTE ? LONG_MAX : n * JPEG_MEMORY_PER_BYTE;
+    if (d->err.memory < JPEG_MEMORY_FLOOR)
+        d->err.memory = JPEG_MEMORY_FLOOR;
+    ci->mem->max_memory_to_use = (long)d->err.memory;
+    d->progress.progress_monitor = on_progress;
+    ci->progress = &d->progress;
     jpeg_mem_src(ci, buf, (unsigned long)n);
     jpeg_read_header(ci, TRUE);
     if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK) {

@@ -64,6 +64,14 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
     png_set_user_limits(png, GF_MAX_DIM, GF_MAX_DIM);
     png_set_chunk_cache_max(png, 1000);
     png_set_chunk_malloc_max(png, 64u << 20);
+    /* Only IHDR, PLTE, tRNS, IDAT and IEND matter here.  Every other chunk is
+     * skipped unread (its CRC still checked), so no text, ICC or palette
+     * chunk can make libpng inflate or keep anything: a zTXt chunk is a
+     * thousandfold zlib bomb of its own. */
+    static const png_byte skip[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"
+                                   "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
     png_read_info(png, info);
 
     png_uint_32 w, h;
