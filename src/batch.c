@@ -349,10 +349,7 @@ static void *open_lanes(void *arg)
         char where[32] = "cuda";
         if (failed_dev >= 0 && (set->ndevices || set->all_devices || set->device_index >= 0))
             snprintf(where, sizeof where, "cuda:%d", failed_dev);
-        if (set->device == GF_DEVICE_AUTO) {
-            if (set->verbose)
-                fprintf(stderr, "gpufilter: no usable GPU (%s); running on the CPU\n", gf_error_detail(st));
-        } else {
+        if (!gf_gpu_fallback(set, st)) {
             l->failed = 1;
             snprintf(l->error, sizeof l->error, "%s: %s", where, gf_error_detail(st));
         }

@@ -6,6 +6,8 @@
 #include "config.h"
 #include "cuda.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,18 +51,82 @@ static gf_status fail(cudaError_t e, const char *what)
             return fail(e_, #call);                                                                                   \
     } while (0)
 
+/* GPUFILTER_GPU_MEMORY caps the device memory this process allocates (over
+ * all its GPUs and lanes): bytes, or with a K, M or G suffix (powers of 1024).
+ * An image that does not fit then fails as on a GPU that is too small. */
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;
+    int bad;     /* the variable is set but not a size */
+    size_t cap;  /* SIZE_MAX: no cap */
+    size_t used;
+} budget = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, 0, SIZE_MAX, 0};
+
+static void budget_init(void)
+{
+    const char *v = getenv("GPUFILTER_GPU_MEMORY");
+    if (!v || !*v)
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (errno || end == v || !isdigit((unsigned char)*v) || *end || n > (SIZE_MAX >> shift))
+        budget.bad = 1;
+    else
+        budget.cap = (size_t)n << shift;
+}
+
+/* Takes `need` bytes from the budget; false (and `left`, what remains) when
+ * that would pass the cap. */
+static int budget_take(size_t need, size_t *left)
+{
+    pthread_mutex_lock(&budget.lock);
+    const int ok = need <= budget.cap - budget.used;
+    if (ok)
+        budget.used += need;
+    *left = budget.cap - budget.used;
+    pthread_mutex_unlock(&budget.lock);
+    return ok;
+}
+
+static void budget_give(size_t bytes)
+{
+    pthread_mutex_lock(&budget.lock);
+    budget.used -= bytes;
+    pthread_mutex_unlock(&budget.lock);
+}
+
+/* Frees a device buffer made by ensure(). */
+static cudaError_t release(void **p, size_t *cap)
+{
+    cudaError_t e = *p ? cudaFree(*p) : cudaSuccess;
+    budget_give(*cap);
+    *p = NULL;
+    *cap = 0;
+    return e;
+}
+
 /* Grows a device buffer to at least `need` bytes (contents not kept). */
 static gf_status ensure(void **p, size_t *cap, size_t need, const char *what)
 {
     if (need <= *cap)
         return GF_OK;
-    if (*p)
-        CU(cudaFree(*p));
-    *p = NULL;
-    *cap = 0;
+    CU(release(p, cap));
+    size_t left;
+    if (!budget_take(need, &left))
+        return gf_error(GF_EDEVMEM, "out of GPU memory: %s needs %zu MiB, GPUFILTER_GPU_MEMORY leaves %zu MiB", what,
+                        need >> 20, left >> 20);
     cudaError_t e = cudaMalloc(p, need);
     if (e != cudaSuccess) {
         *p = NULL;
+        budget_give(need);
         size_t free_b = 0, total = 0;
         (void)cudaGetLastError();
         cudaMemGetInfo(&free_b, &total);
@@ -101,6 +167,10 @@ gf_status gf_cuda_open(int index, gf_cuda **out)
     }
     if (count == 0)
         return gf_error(GF_ENODEV, "no CUDA device found");
+    pthread_once(&budget.once, budget_init);
+    if (budget.bad)
+        return gf_error(GF_EINVAL, "GPUFILTER_GPU_MEMORY='%s' is not a size (bytes, or with a K, M or G suffix)",
+                        getenv("GPUFILTER_GPU_MEMORY"));
     const int dev = index < 0 ? 0 : index;
     if (dev >= count)
         return gf_error(GF_ENODEV, "no CUDA device %d (found %d)", dev, count);
@@ -126,11 +196,11 @@ void gf_cuda_close(gf_cuda *cu)
 {
     if (!cu)
         return;
-    cudaFree(cu->buf[0]);
-    cudaFree(cu->buf[1]);
-    cudaFree(cu->scratch);
-    cudaFree(cu->taps);
-    cudaFree(cu->counts);
+    release(&cu->buf[0], &cu->buf_cap[0]);
+    release(&cu->buf[1], &cu->buf_cap[1]);
+    release(&cu->scratch, &cu->scratch_cap);
+    release((void **)&cu->taps, &cu->taps_cap);
+    release((void **)&cu->counts, &cu->counts_cap);
     cudaFreeHost(cu->stage);
     cudaStreamDestroy(cu->stream);
     free(cu);

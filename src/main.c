@@ -29,9 +29,7 @@ static gf_status open_device(const gf_plan *p, gf_cuda **cu)
     if (p->set.device == GF_DEVICE_CPU || p->nsteps == 0)
         return GF_OK;
     gf_status st = gf_cuda_open(p->set.device_index, cu);
-    if (st && p->set.device == GF_DEVICE_AUTO) {
-        if (p->set.verbose)
-            fprintf(stderr, "gpufilter: no usable GPU (%s); running on the CPU\n", gf_error_detail(st));
+    if (st && gf_gpu_fallback(&p->set, st)) {
         gf_error_clear();
         return GF_OK;
     }

@@ -96,6 +96,15 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
     return st;
 }
 
+int gf_gpu_fallback(const gf_settings *set, gf_status st)
+{
+    if (set->device != GF_DEVICE_AUTO || st == GF_EINVAL)
+        return 0;
+    if (set->verbose)
+        fprintf(stderr, "gpufilter: no usable GPU (%s); running on the CPU\n", gf_error_detail(st));
+    return 1;
+}
+
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name)
 {
     const gf_settings *set = &plan->set;

@@ -13,6 +13,11 @@ void gf_timing(const char *name, const char *stage, double ms, const char *info)
 gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
                           const char *name);
 
+/* After gf_cuda_open() failed with `st`: under -device auto (and unless the
+ * failure is a bad setting) says so under -v and returns 1, and the caller
+ * runs on the CPU; else 0, and the failure stands. */
+int gf_gpu_fallback(const gf_settings *set, gf_status st);
+
 /* The three stages of one image.  gf_load reads and decodes INPUT ("-":
  * standard input); gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
