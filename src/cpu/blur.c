@@ -78,11 +78,13 @@ gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out)
     const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = s->radius;
     const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
     const uint64_t max = gf_maxval(d);
-    uint32_t *q = NULL, *t = NULL;
+    uint32_t *q = NULL;
+    void *t = NULL; /* the horizontal pass: 16-bit for 8-bit images (at most 255 << 8), else 32-bit */
+    const int wide = d == 16;
     long *mx = NULL, *my = NULL;
     gf_status st;
     if ((st = gf_blur_taps(s->sigma, R, GF_BLUR_BITS(d), &q)) ||
-        (st = alloc_array((size_t)W * H, (size_t)C * sizeof *t, (void **)&t)) ||
+        (st = alloc_array((size_t)W * H, (size_t)C * (wide ? 4 : 2), &t)) ||
         (st = border_map(W, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)))
         goto out;
 
@@ -96,7 +98,11 @@ gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out)
                     if (sx >= 0)
                         acc += (uint64_t)q[abs(i)] * ld(in->data, row + (size_t)sx * C + c, d);
                 }
-                t[row + (size_t)x * C + c] = (uint32_t)((acc + (1ull << (sh1 - 1))) >> sh1);
+                const uint32_t v = (uint32_t)((acc + (1ull << (sh1 - 1))) >> sh1);
+                if (wide)
+                    ((uint32_t *)t)[row + (size_t)x * C + c] = v;
+                else
+                    ((uint16_t *)t)[row + (size_t)x * C + c] = (uint16_t)v;
             }
     }
     for (int y = 0; y < H; y++)
@@ -105,8 +111,10 @@ gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out)
                 uint64_t acc = 0;
                 for (int j = -R; j <= R; j++) {
                     long sy = my[y + j + R];
-                    if (sy >= 0)
-                        acc += (uint64_t)q[abs(j)] * t[((size_t)sy * W + x) * C + c];
+                    if (sy >= 0) {
+                        const size_t k = ((size_t)sy * W + x) * C + c;
+                        acc += (uint64_t)q[abs(j)] * (wide ? ((const uint32_t *)t)[k] : ((const uint16_t *)t)[k]);
+                    }
                 }
                 uint64_t v = (acc + (1ull << (sh2 - 1))) >> sh2;
                 put(out->data, ((size_t)y * W + x) * C + c, d, (uint32_t)(v > max ? max : v));

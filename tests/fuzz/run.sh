@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Runs each fuzz target for SECONDS (default 60), seeded from tests/images,
+# Runs each fuzz target for SECONDS (default 60), seeded from tests/fuzz/corpus, tests/images,
 # tests/bad and tests/fuzz/cli-seeds, in a work directory that keeps the
 # grown corpora.  A crash, leak or timeout is saved there as crash-*/leak-*/
 # timeout-* and fails the run: copy it into tests/bad/ (decoder findings) so
@@ -22,6 +22,6 @@ run() { # NAME SEEDS...
     grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE|ERROR|SUMMARY' "$work/$name.log" | tail -5
     [ $r = 0 ] || { echo "fuzz_$name FAILED (exit $r): see $work/$name.log"; rc=1; }
 }
-run decode "$src/tests/images" "$src/tests/bad"
+run decode "$src/tests/fuzz/corpus" "$src/tests/images" "$src/tests/bad"
 run cli "$src/tests/fuzz/cli-seeds"
 exit $rc
