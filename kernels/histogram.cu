@@ -4,7 +4,7 @@
 // Privatised: each block of 512 threads keeps its own C x bins histogram of
 // 32-bit counters in shared memory (while C * bins * 4 bytes fit in 48 KB:
 // every 8-bit case and 16-bit with up to 2048 bins), walks a grid-stride
-// share of the pixels with shared-memory atomics, and merges into the global
+// share of the samples (16-byte loads) with shared-memory atomics, and merges into the global
 // 64-bit counts once, one atomic per non-zero bin.  A block owns at most
 // 2^31 samples, so its 32-bit counters cannot overflow.  Larger histograms
 // (16-bit at full resolution, for -equalize) count with global atomics.
@@ -14,6 +14,9 @@ namespace {
 
 constexpr int THREADS = 512;
 
+// The samples are read as 16-byte words (16 / sizeof(T) samples each, the
+// buffer being 16-byte aligned), the channel of each following from its
+// position; the last samples that do not fill a word are read one by one.
 template <typename T, int C>
 __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, int shift,
                             unsigned long long *__restrict__ counts)
@@ -22,10 +25,24 @@ __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, i
     for (int i = threadIdx.x; i < C * bins; i += blockDim.x)
         s_hist[i] = 0;
     __syncthreads();
-    for (size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; p < pixels; p += (size_t)gridDim.x * blockDim.x)
+    constexpr int PER = 16 / sizeof(T); // samples per word
+    const size_t samples = pixels * C, words = samples / PER;
+    const uint4 *w = (const uint4 *)in;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < words; k += stride) {
+        const uint4 v = w[k];
+        const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+        int c = C == 1 ? 0 : (int)((k * PER) % C);
 #pragma unroll
-        for (int c = 0; c < C; c++)
-            atomicAdd(&s_hist[c * bins + (in[p * C + c] >> shift)], 1u);
+        for (int j = 0; j < PER; j++) {
+            const uint32_t s = sizeof(T) == 1 ? (u[j / 4] >> (8 * (j % 4))) & 0xff : (u[j / 2] >> (16 * (j % 2))) & 0xffff;
+            atomicAdd(&s_hist[c * bins + (s >> shift)], 1u);
+            if (C > 1)
+                c = c + 1 == C ? 0 : c + 1;
+        }
+    }
+    for (size_t i = words * PER + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += stride)
+        atomicAdd(&s_hist[(int)(i % C) * bins + (in[i] >> shift)], 1u);
     __syncthreads();
     for (int i = threadIdx.x; i < C * bins; i += blockDim.x)
         if (s_hist[i])
