@@ -29,16 +29,22 @@ __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, i
     const size_t samples = pixels * C, words = samples / PER;
     const uint4 *w = (const uint4 *)in;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned int *h[C]; // each channel's histogram
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        h[c] = s_hist + c * bins;
     for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < words; k += stride) {
         const uint4 v = w[k];
         const uint32_t u[4] = {v.x, v.y, v.z, v.w};
-        int c = C == 1 ? 0 : (int)((k * PER) % C);
+        // a word starts at channel 0 unless C = 3 (PER = 16 or 8 samples)
+        const int c0 = PER % C == 0 ? 0 : (int)((k * PER) % C);
 #pragma unroll
         for (int j = 0; j < PER; j++) {
             const uint32_t s = sizeof(T) == 1 ? (u[j / 4] >> (8 * (j % 4))) & 0xff : (u[j / 2] >> (16 * (j % 2))) & 0xffff;
-            atomicAdd(&s_hist[c * bins + (s >> shift)], 1u);
-            if (C > 1)
-                c = c + 1 == C ? 0 : c + 1;
+            if constexpr (PER % C == 0)
+                atomicAdd(h[j % C] + (s >> shift), 1u);
+            else
+                atomicAdd(s_hist + ((c0 + j) % C) * bins + (s >> shift), 1u);
         }
     }
     for (size_t i = words * PER + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += stride)
