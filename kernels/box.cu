@@ -11,8 +11,10 @@
 // slides down it; consecutive threads hold consecutive samples of a row, so
 // every load and store is coalesced.  The final sum is divided by
 // n = (2R+1)^2 with rounding half up.
+// Radius 1 on 8-bit rows of whole 16-byte words takes words3x3::stencil, one
+// pass with no intermediate.
 // The naive variant (benchmark baseline) sums every window directly.
-#include "kernel_util.cuh"
+#include "words3x3.cuh"
 
 namespace {
 
@@ -150,11 +152,27 @@ extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius)
     return gf_samples(in) * (wide_rows(radius, in->depth) ? 8 : 4);
 }
 
+// Radius 1 on 8-bit rows of whole 16-byte words (words3x3.cuh): the nine-sample
+// sum (at most 2295) per 16-bit lane, then (sum + 4) / 9 as ((sum + 4) * 7282)
+// >> 16, exact for every sum up to 2295 (checked exhaustively).
+struct box1_op {
+    static __device__ uint32_t div9(uint32_t s) // two 16-bit lanes
+    {
+        return (((s & 0xffff) + 4) * 7282 >> 16) | (((s >> 16) + 4) * 7282 >> 16) << 16;
+    }
+    static __device__ uint32_t word(const words3x3::row &a, const words3x3::row &b, const words3x3::row &c, int j)
+    {
+        return div9(a.hE[j] + b.hE[j] + c.hE[j]) | div9(a.hO[j] + b.hO[j] + c.hO[j]) << 8;
+    }
+};
+
 extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *scratch, int R, int border,
                                      int variant, cudaStream_t st)
 {
     const bool wr = wide_rows(R, in->depth), ws = wide_sums(R, in->depth);
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+        if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
+            return words3x3::launch<C, box1_op>(in, out, border, st);
         if (wr)
             return launch<T, uint64_t, uint64_t, C>(in, out, scratch, R, border, variant, st);
         if (ws)

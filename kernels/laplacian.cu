@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Laplacian (8- or 4-neighbour), bit-identical to src/cpu/laplacian.c.
 //
-// 8-bit images whose rows are whole 16-byte words take laplacian_words (16
+// 8-bit images whose rows are whole 16-byte words take words3x3::stencil (16
 // bytes per thread, SIMD arithmetic); the rest take laplacian_tiled:
 //
 // One block of 32 x 8 threads per tile of TX = 32 x TY = 16 pixels; the block
@@ -12,7 +12,7 @@
 // The row pitch (TX + 2) * C words is odd for C = 1, 3 and 2 mod 4 for C = 2,
 // 4, so a warp reading 32 neighbouring pixels of one row hits distinct banks
 // for C = 1 and at most 2-way for the interleaved channels.
-#include "kernel_util.cuh"
+#include "words3x3.cuh"
 
 namespace {
 
@@ -65,108 +65,30 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
     }
 }
 
-// 8-bit rows of whole 16-byte words (W * C a multiple of 16, buffers 16-byte
-// aligned), any C and border.  Each thread owns one 16-byte word of a row
-// (16 / C pixels, or 16 bytes whatever C) down a strip of LROWS rows, sliding
-// three rows through registers: one 16-byte load per row; the bytes C to the
-// left and right come from the neighbouring lanes by shuffle (lanes 0 and 31
-// read one 4-byte word more, and the two words at the ends of a row are built
-// from the border rule).  The arithmetic is SIMD in 16-bit lanes (even and
-// odd bytes of each 32-bit word apart): per row, the centre and the sum of
-// left + centre + right; then |9m - (three row sums)| for 8 neighbours and
-// |5m - (up + down + row sum)| for 4, which never go negative before the
-// absolute difference and stay below 2^16, saturated at 255.
-constexpr int LROWS = 16, LTHREADS = 128;
-constexpr uint32_t LO = 0x00ff00ffu;
-
-struct lap_row {
-    uint32_t m[4];          // the packed centre words (alpha is copied from them)
-    uint32_t cE[4], cO[4];  // centre, even and odd bytes in 16-bit lanes
-    uint32_t hE[4], hO[4];  // left + centre + right
-};
-
-// The C bytes of pixel column `px` (border applied) of row `row`, placed at
-// byte `at` onward of a 32-bit word.
-template <int C>
-__device__ uint32_t edge_word(const uint8_t *row, long px, int W, int border, int at)
-{
-    const long sx = gf_border_index(px, W, border);
-    uint32_t v = 0;
-    if (sx >= 0)
-#pragma unroll
-        for (int q = 0; q < C; q++)
-            v |= (uint32_t)row[sx * C + q] << (8 * (at + q));
-    return v;
-}
-
-template <int C>
-__device__ void lap_load(const uint8_t *__restrict__ in, long sy, int k, int words, int W, int border, lap_row &r)
-{
-    const bool act = k < words && sy >= 0;
-    const uint8_t *row = in + (size_t)(sy < 0 ? 0 : sy) * words * 16;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (act)
-        v = ((const uint4 *)row)[k];
-    uint32_t left = __shfl_up_sync(0xffffffffu, v.w, 1), right = __shfl_down_sync(0xffffffffu, v.x, 1);
-    const int lane = threadIdx.x & 31;
-    if (!act) {
-        left = right = 0;
-    } else {
-        if (k == 0)
-            left = edge_word<C>(row, -1, W, border, 4 - C);
-        else if (lane == 0)
-            left = ((const uint32_t *)row)[4 * k - 1];
-        if (k == words - 1)
-            right = edge_word<C>(row, W, W, border, 0);
-        else if (lane == 31)
-            right = ((const uint32_t *)row)[4 * k + 4];
-    }
-    const uint32_t w[6] = {left, v.x, v.y, v.z, v.w, right};
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const uint32_t x = w[j + 1];
-        const uint32_t L = __funnelshift_r(w[j], x, 32 - 8 * C); // the bytes C to the left
-        const uint32_t R = __funnelshift_rc(x, w[j + 2], 8 * C);  // and C to the right
-        r.m[j] = x;
-        r.cE[j] = x & LO;
-        r.cO[j] = (x >> 8) & LO;
-        r.hE[j] = r.cE[j] + (L & LO) + (R & LO);
-        r.hO[j] = r.cO[j] + ((L >> 8) & LO) + ((R >> 8) & LO);
-    }
-}
-
-template <int C, bool K4>
-__global__ void __launch_bounds__(LTHREADS) laplacian_words(const uint8_t *__restrict__ in, uint8_t *__restrict__ out,
-                                                           int W, int H, int words, int border)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y0 = blockIdx.y * LROWS;
-    constexpr uint32_t AM = C == 4 ? 0xff000000u : C == 2 ? 0xff00ff00u : 0u; // alpha bytes
-    lap_row a, b, c;
-    lap_load<C>(in, gf_border_index(y0 - 1, H, border), k, words, W, border, a);
-    lap_load<C>(in, y0, k, words, W, border, b);
-    for (int i = 0; i < LROWS && y0 + i < H; i++) {
-        lap_load<C>(in, gf_border_index(y0 + i + 1, H, border), k, words, W, border, c);
-        uint32_t res[4];
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            uint32_t vE, vO;
-            if (K4) {
-                vE = __vabsdiffu2((b.cE[j] << 2) + b.cE[j], a.cE[j] + c.cE[j] + b.hE[j]);
-                vO = __vabsdiffu2((b.cO[j] << 2) + b.cO[j], a.cO[j] + c.cO[j] + b.hO[j]);
-            } else {
-                vE = __vabsdiffu2((b.cE[j] << 3) + b.cE[j], a.hE[j] + b.hE[j] + c.hE[j]);
-                vO = __vabsdiffu2((b.cO[j] << 3) + b.cO[j], a.hO[j] + b.hO[j] + c.hO[j]);
-            }
-            const uint32_t v = __vminu2(vE, LO) | __vminu2(vO, LO) << 8;
-            res[j] = (v & ~AM) | (b.m[j] & AM);
+// The Laplacian on 16-byte words (words3x3.cuh): |9m - (three row sums)| for
+// 8 neighbours and |5m - (up + down + row sum)| for 4, which never go
+// negative before the absolute difference and stay below 2^16, saturated at
+// 255; alpha (C = 2, 4) is copied.
+template <int C, bool K4> struct lap_op {
+    // |x - y| per 16-bit lane: max.u16x2, min.u16x2 and a subtraction that
+    // cannot borrow across lanes (3 instructions; __vabsdiffu2 takes 13 on sm_90)
+    static __device__ uint32_t absdiff2(uint32_t x, uint32_t y) { return __vmaxu2(x, y) - __vminu2(x, y); }
+    static __device__ uint32_t word(const words3x3::row &a, const words3x3::row &b, const words3x3::row &c, int j)
+    {
+        using words3x3::LO;
+        constexpr uint32_t AM = C == 4 ? 0xff000000u : C == 2 ? 0xff00ff00u : 0u; // alpha bytes
+        uint32_t vE, vO;
+        if (K4) {
+            vE = absdiff2((b.cE[j] << 2) + b.cE[j], a.cE[j] + c.cE[j] + b.hE[j]);
+            vO = absdiff2((b.cO[j] << 2) + b.cO[j], a.cO[j] + c.cO[j] + b.hO[j]);
+        } else {
+            vE = absdiff2((b.cE[j] << 3) + b.cE[j], a.hE[j] + b.hE[j] + c.hE[j]);
+            vO = absdiff2((b.cO[j] << 3) + b.cO[j], a.hO[j] + b.hO[j] + c.hO[j]);
         }
-        if (k < words)
-            ((uint4 *)(out + (size_t)(y0 + i) * words * 16))[k] = make_uint4(res[0], res[1], res[2], res[3]);
-        a = b;
-        b = c;
+        const uint32_t v = __vminu2(vE, LO) | __vminu2(vO, LO) << 8;
+        return (v & ~AM) | (b.m[j] & AM);
     }
-}
+};
 
 template <typename T, int C>
 __global__ void laplacian_naive(const T *__restrict__ in, T *__restrict__ out, int W, int H, int k4, int border,
@@ -204,18 +126,12 @@ extern "C" cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, in
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
-        const size_t row_bytes = (size_t)W * C * sizeof(T);
-        if (sizeof(T) == 1 && variant != GF_KERNEL_NAIVE && row_bytes % 16 == 0 &&
-            ((uintptr_t)src | (uintptr_t)dst) % 16 == 0) {
-            const int words = (int)(row_bytes / 16);
-            const dim3 grid(gf_blocks(words, LTHREADS), gf_blocks(H, LROWS));
+        if (variant != GF_KERNEL_NAIVE && words3x3::fits(in, out)) {
             if (kernel4)
-                laplacian_words<C, true><<<grid, LTHREADS, 0, st>>>((const uint8_t *)src, (uint8_t *)dst, W, H, words,
-                                                                   border);
-            else
-                laplacian_words<C, false><<<grid, LTHREADS, 0, st>>>((const uint8_t *)src, (uint8_t *)dst, W, H, words,
-                                                                    border);
-        } else if (variant == GF_KERNEL_NAIVE)
+                return words3x3::launch<C, lap_op<C, true>>(in, out, border, st);
+            return words3x3::launch<C, lap_op<C, false>>(in, out, border, st);
+        }
+        if (variant == GF_KERNEL_NAIVE)
             laplacian_naive<T, C><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, kernel4, border,
                                                                                 maxval);
         else
