@@ -12,6 +12,8 @@
 // warp reading one 32-sample row segment (coalesced), and each thread walks
 // down its column for 8 outputs; a warp's shared reads are one row: no
 // conflicts, no padding needed.
+// 8-bit images at radius 1 to 16 (sigma up to 5) take blur_rows_reg and
+// blur_cols_reg instead: taps and sample windows in registers.
 // Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
 // column pass) fall back to the global-memory kernels, which give the same
 // result: the arithmetic is integer and exact.
@@ -136,6 +138,128 @@ __global__ void blur_cols_naive(const typename mid_of<Tin>::type *__restrict__ m
     out[k] = (Tin)(v > maxval ? maxval : v);
 }
 
+// ---- 8-bit images, radius 1 to REG_R: the taps and a window of samples in
+// registers (R a template parameter, so every index is a constant).
+
+constexpr int REG_R = 16;
+
+// Row pass: a block of 128 threads per tile of 128 / C groups x RK pixels of
+// one row.  The tile and its halo are staged in shared memory one sample per
+// 32-bit word, as in blur_rows; then thread (group g, channel c) loads its
+// RK + 2R samples once into registers and makes RK outputs.  RK = 9 is odd,
+// so the 32 lanes' loads (stride 9 * C words between groups) fall in distinct
+// banks.  Results go through shared memory to be stored as whole words.
+constexpr int RK = 9, RTHREADS = 128;
+
+template <int C, int R>
+__global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid,
+                                                          int W, int tiles, const uint32_t *__restrict__ taps,
+                                                          int border, int sh1)
+{
+    constexpr int G = RTHREADS / C, TILE = G * RK, SPAN = (TILE + 2 * R) * C;
+    __shared__ uint32_t s_row[SPAN];
+    __shared__ uint16_t s_out[TILE * C];
+    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
+    const uint8_t *row = in + (size_t)y * W * C;
+    if (x0 >= R && x0 + TILE + R <= W) {
+        const uint8_t *src = row + (size_t)(x0 - R) * C;
+        for (int k = threadIdx.x; k < SPAN; k += RTHREADS)
+            s_row[k] = src[k];
+    } else {
+        for (int k = threadIdx.x; k < SPAN; k += RTHREADS) {
+            const int p = k / C, c = k - p * C;
+            const long sx = gf_border_index((long)x0 - R + p, W, border);
+            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
+        }
+    }
+    uint32_t q[R + 1];
+#pragma unroll
+    for (int i = 0; i <= R; i++)
+        q[i] = taps[i];
+    __syncthreads();
+    const int c = threadIdx.x % C, g = threadIdx.x / C;
+    if (g < G) {
+        uint32_t w[RK + 2 * R];
+#pragma unroll
+        for (int j = 0; j < RK + 2 * R; j++)
+            w[j] = s_row[(g * RK + j) * C + c];
+#pragma unroll
+        for (int j = 0; j < RK; j++) {
+            uint32_t acc = q[0] * w[j + R];
+#pragma unroll
+            for (int i = 1; i <= R; i++)
+                acc += q[i] * (w[j + R - i] + w[j + R + i]);
+            s_out[(g * RK + j) * C + c] = (uint16_t)((acc + (1u << (sh1 - 1))) >> sh1);
+        }
+    }
+    __syncthreads();
+    const int n = min(TILE, W - x0) * C;
+    uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    for (int k = threadIdx.x; k < n; k += RTHREADS)
+        dst[k] = s_out[k];
+}
+
+// Column pass: each thread owns two neighbouring samples (one 32-bit load of
+// the 16-bit intermediate per row) down a strip of CK rows, keeping the 2R + 1
+// rows of its window in registers; the window is a ring indexed by the row
+// modulo 2R + 1, and the loop is unrolled by 2R + 1 so that every index is a
+// constant.  Needs N = W * C even.
+constexpr int CK = 64, CTHREADS = 128;
+
+template <int R>
+__global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const uint32_t *__restrict__ mid, uint16_t *__restrict__ out,
+                                                          int pairs, int H, const uint32_t *__restrict__ taps,
+                                                          int border, int sh2)
+{
+    constexpr int P = 2 * R + 1;
+    const int p = blockIdx.x * CTHREADS + threadIdx.x;
+    if (p >= pairs)
+        return;
+    const int y0 = blockIdx.y * CK;
+    uint32_t q[R + 1];
+#pragma unroll
+    for (int i = 0; i <= R; i++)
+        q[i] = taps[i];
+    uint32_t wa[P], wb[P]; // slot (row - (y0 - R)) % P
+#pragma unroll
+    for (int i = 0; i < P - 1; i++) {
+        const long sy = gf_border_index((long)y0 - R + i, H, border);
+        const uint32_t v = sy < 0 ? 0u : mid[(size_t)sy * pairs + p];
+        wa[i] = v & 0xffff;
+        wb[i] = v >> 16;
+    }
+    for (int k0 = 0; k0 < CK; k0 += P) {
+#pragma unroll
+        for (int j = 0; j < P; j++) { // output row y = y0 + k0 + j; its window starts at slot j
+            const int y = y0 + k0 + j;
+            if (k0 + j >= CK || y >= H)
+                break;
+            const long sy = gf_border_index((long)y + R, H, border);
+            const uint32_t v = sy < 0 ? 0u : mid[(size_t)sy * pairs + p];
+            wa[(j + P - 1) % P] = v & 0xffff;
+            wb[(j + P - 1) % P] = v >> 16;
+            uint32_t a = q[0] * wa[(j + R) % P], b = q[0] * wb[(j + R) % P];
+#pragma unroll
+            for (int i = 1; i <= R; i++) {
+                a += q[i] * (wa[(j + R - i) % P] + wa[(j + R + i) % P]);
+                b += q[i] * (wb[(j + R - i) % P] + wb[(j + R + i) % P]);
+            }
+            a = (a + (1u << (sh2 - 1))) >> sh2;
+            b = (b + (1u << (sh2 - 1))) >> sh2;
+            out[(size_t)y * pairs + p] = (uint16_t)((a > 255 ? 255 : a) | (b > 255 ? 255 : b) << 8);
+        }
+    }
+}
+
+// Calls f.template operator()<R>() for R in 1..REG_R.
+template <int RR, typename F> static cudaError_t with_radius(int R, F &&f)
+{
+    if constexpr (RR > REG_R)
+        return cudaErrorInvalidValue; // not reached: the caller checks R
+    else
+        return R == RR ? f.template operator()<RR>() : with_radius<RR + 1>(R, f);
+}
+
 } // namespace
 
 extern "C" size_t gf_blur_scratch_bytes(const gf_image *in)
@@ -155,6 +279,19 @@ extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *s
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
         const size_t n = gf_samples(in);
+        if (sizeof(T) == 1 && variant != GF_KERNEL_NAIVE && R >= 1 && R <= REG_R && (W * C) % 2 == 0)
+            return with_radius<1>(R, [&]<int RR>() -> cudaError_t {
+                constexpr int TILE = RTHREADS / C * RK;
+                const unsigned tiles = gf_blocks(W, TILE);
+                blur_rows_reg<C, RR><<<tiles * H, RTHREADS, 0, st>>>((const uint8_t *)src, (uint16_t *)mid, W,
+                                                                    (int)tiles, d_taps, border, sh1);
+                GF_LAUNCH_CHECK();
+                const int pairs = W * C / 2;
+                blur_cols_reg<RR><<<dim3(gf_blocks(pairs, CTHREADS), gf_blocks(H, CK)), CTHREADS, 0, st>>>(
+                    (const uint32_t *)mid, (uint16_t *)dst, pairs, H, d_taps, border, sh2);
+                GF_LAUNCH_CHECK();
+                return cudaSuccess;
+            });
         const size_t row_smem = ((size_t)R + 1 + ((size_t)ROW_TILE + 2 * (size_t)R) * C) * 4;
         if (variant == GF_KERNEL_NAIVE || !gf_fit_smem(blur_rows<T, C>, row_smem))
             blur_rows_naive<T, C><<<gf_blocks(n, 256), 256, 0, st>>>(src, mid, W, H, d_taps, R, border, sh1);
