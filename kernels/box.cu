@@ -12,7 +12,8 @@
 // every load and store is coalesced.  The final sum is divided by
 // n = (2R+1)^2 with rounding half up.
 // Radius 1 on 8-bit rows of whole 16-byte words takes words3x3::stencil, one
-// pass with no intermediate.
+// pass with no intermediate; other 8-bit images up to radius 127 take
+// box_rows16 / box_cols16: a 16-bit intermediate, coalesced in both passes.
 // The naive variant (benchmark baseline) sums every window directly.
 #include "words3x3.cuh"
 
@@ -110,6 +111,129 @@ __global__ void box_cols_naive(const Mid *__restrict__ mid, Tin *__restrict__ ou
     out[k] = (Tin)((acc + n / 2) / n);
 }
 
+// ---- 8-bit images up to radius BOX16_R (radius 1 where words3x3 does not
+// apply): a 16-bit intermediate (a row sum
+// is at most 255 (2R + 1) < 2^16) and both passes coalesced.
+
+constexpr int BOX16_R = 127, BK = 33, BTHREADS = 128;
+
+// Row pass: a block of 128 threads per tile of 128 / C groups x BK pixels of
+// one row, staged with its halo in shared memory one sample per 32-bit word
+// (border rule applied while loading); thread (group g, channel c) sums its
+// first window, then slides BK - 1 times (two shared loads per output).  BK
+// = 33 is odd, so the lanes' loads (stride 33 * C words) fall in distinct
+// banks.  Sums go out through shared memory as whole rows of the tile.
+template <int C>
+__global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid, int W,
+                                                       int tiles, int R, int border)
+{
+    constexpr int G = BTHREADS / C, TILE = G * BK;
+    extern __shared__ uint32_t smem[];
+    const int span = (TILE + 2 * R) * C;
+    uint32_t *s_row = smem;
+    uint16_t *s_out = (uint16_t *)(smem + span);
+    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
+    const uint8_t *row = in + (size_t)y * W * C;
+    if (x0 >= R && x0 + TILE + R <= W) {
+        const uint8_t *src = row + (size_t)(x0 - R) * C;
+        for (int k = threadIdx.x; k < span; k += BTHREADS)
+            s_row[k] = src[k];
+    } else {
+        for (int k = threadIdx.x; k < span; k += BTHREADS) {
+            const int p = k / C, c = k - p * C;
+            const long sx = gf_border_index((long)x0 - R + p, W, border);
+            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
+        }
+    }
+    __syncthreads();
+    const int c = threadIdx.x % C, g = threadIdx.x / C;
+    if (g < G) {
+        const uint32_t *w = s_row + g * BK * C + c;
+        uint32_t acc = 0;
+        for (int i = 0; i <= 2 * R; i++)
+            acc += w[i * C];
+        uint16_t *o = s_out + g * BK * C + c;
+        o[0] = (uint16_t)acc;
+#pragma unroll 8
+        for (int j = 1; j < BK; j++) {
+            acc += w[(j + 2 * R) * C] - w[(j - 1) * C];
+            o[j * C] = (uint16_t)acc;
+        }
+    }
+    __syncthreads();
+    const int n = min(TILE, W - x0) * C;
+    uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    for (int k = threadIdx.x; k < n; k += BTHREADS)
+        dst[k] = s_out[k];
+}
+
+// Column pass: each thread owns two neighbouring samples (one 32-bit load of
+// the intermediate per row) down a strip of BCK rows: it sums the first
+// window, then adds the row entering and subtracts the row leaving.  The
+// mean, (sum + n/2) / n, is floor((sum + n/2) * (1/n) + 1e-7) in double:
+// exact for every sum of every radius up to 127 (checked exhaustively: the
+// fraction of a non-multiple is at least 1/n > 1.5e-5, far above the error).
+constexpr int BCK = 64;
+
+__device__ __forceinline__ uint32_t box_mean(uint32_t sum, uint32_t half, double inv)
+{
+    return (uint32_t)__fma_rn((double)(sum + half), inv, 1e-7);
+}
+
+__global__ void __launch_bounds__(BTHREADS) box_cols16(const uint32_t *__restrict__ mid, uint16_t *__restrict__ out,
+                                                       int pairs, int H, int R, int border, uint32_t half, double inv)
+{
+    const int p = blockIdx.x * BTHREADS + threadIdx.x;
+    if (p >= pairs)
+        return;
+    const int y0 = blockIdx.y * BCK, y1 = min(H, y0 + BCK);
+    uint32_t a = 0, b = 0;
+    for (long j = (long)y0 - R; j <= (long)y0 + R; j++) {
+        const long sy = gf_border_index(j, H, border);
+        if (sy >= 0) {
+            const uint32_t v = mid[sy * pairs + p];
+            a += v & 0xffff;
+            b += v >> 16;
+        }
+    }
+    for (int y = y0;;) {
+        out[(size_t)y * pairs + p] = (uint16_t)(box_mean(a, half, inv) | box_mean(b, half, inv) << 8);
+        if (++y >= y1)
+            break;
+        const long add = gf_border_index((long)y + R, H, border), sub = gf_border_index((long)y - R - 1, H, border);
+        if (add >= 0) {
+            const uint32_t v = mid[add * pairs + p];
+            a += v & 0xffff;
+            b += v >> 16;
+        }
+        if (sub >= 0) {
+            const uint32_t v = mid[sub * pairs + p];
+            a -= v & 0xffff;
+            b -= v >> 16;
+        }
+    }
+}
+
+template <int C>
+cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, int border, cudaStream_t st)
+{
+    const int W = in->width, H = in->height;
+    constexpr int TILE = BTHREADS / C * BK;
+    const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + (size_t)TILE * C * 2;
+    if (!gf_fit_smem(box_rows16<C>, smem))
+        return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 40 KB)
+    const unsigned tiles = gf_blocks(W, TILE);
+    box_rows16<C><<<tiles * H, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch, W, (int)tiles, R,
+                                                      border);
+    GF_LAUNCH_CHECK();
+    const uint32_t n = (2u * R + 1) * (2u * R + 1);
+    const int pairs = W * C / 2;
+    box_cols16<<<dim3(gf_blocks(pairs, BTHREADS), gf_blocks(H, BCK)), BTHREADS, 0, st>>>(
+        (const uint32_t *)scratch, (uint16_t *)out->data, pairs, H, R, border, n / 2, 1.0 / n);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
 // 64-bit intermediate only where 32 bits could overflow.
 bool wide_rows(int R, int depth)
 {
@@ -173,6 +297,8 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
             return words3x3::launch<C, box1_op>(in, out, border, st);
+        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * C) % 2 == 0)
+            return launch16<C>(in, out, scratch, R, border, st);
         if (wr)
             return launch<T, uint64_t, uint64_t, C>(in, out, scratch, R, border, variant, st);
         if (ws)
