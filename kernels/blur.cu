@@ -39,18 +39,7 @@ __global__ void blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type
     const Tin *row = in + (size_t)y * W * C;
     for (int i = threadIdx.x; i <= R; i += blockDim.x)
         s_taps[i] = taps[i];
-    const int span = (ROW_TILE + 2 * R) * C;
-    if (x0 >= R && x0 + ROW_TILE + R <= W) { // no border: one contiguous run of the row
-        const Tin *src = row + (size_t)(x0 - R) * C;
-        for (int k = threadIdx.x; k < span; k += blockDim.x)
-            s_row[k] = src[k];
-    } else {
-        for (int k = threadIdx.x; k < span; k += blockDim.x) {
-            const int p = k / C, c = k - p * C;
-            const long sx = gf_border_index((long)x0 - R + p, W, border);
-            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
-        }
-    }
+    gf_stage_row<Tin, C>(row, s_row, W, x0, ROW_TILE, R, border);
     __syncthreads();
     const int n = min(ROW_TILE, W - x0) * C;
     typename mid_of<Tin>::type *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
@@ -161,17 +150,7 @@ __global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const uint8_t *__restr
     __shared__ uint16_t s_out[TILE * C];
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const uint8_t *row = in + (size_t)y * W * C;
-    if (x0 >= R && x0 + TILE + R <= W) {
-        const uint8_t *src = row + (size_t)(x0 - R) * C;
-        for (int k = threadIdx.x; k < SPAN; k += RTHREADS)
-            s_row[k] = src[k];
-    } else {
-        for (int k = threadIdx.x; k < SPAN; k += RTHREADS) {
-            const int p = k / C, c = k - p * C;
-            const long sx = gf_border_index((long)x0 - R + p, W, border);
-            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
-        }
-    }
+    gf_stage_row<uint8_t, C>(row, s_row, W, x0, TILE, R, border);
     uint32_t q[R + 1];
 #pragma unroll
     for (int i = 0; i <= R; i++)

@@ -134,17 +134,7 @@ __global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict
     uint16_t *s_out = (uint16_t *)(smem + span);
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const uint8_t *row = in + (size_t)y * W * C;
-    if (x0 >= R && x0 + TILE + R <= W) {
-        const uint8_t *src = row + (size_t)(x0 - R) * C;
-        for (int k = threadIdx.x; k < span; k += BTHREADS)
-            s_row[k] = src[k];
-    } else {
-        for (int k = threadIdx.x; k < span; k += BTHREADS) {
-            const int p = k / C, c = k - p * C;
-            const long sx = gf_border_index((long)x0 - R + p, W, border);
-            s_row[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
-        }
-    }
+    gf_stage_row<uint8_t, C>(row, s_row, W, x0, TILE, R, border);
     __syncthreads();
     const int c = threadIdx.x % C, g = threadIdx.x / C;
     if (g < G) {
