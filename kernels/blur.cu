@@ -39,7 +39,7 @@ __global__ void blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type
     const Tin *row = in + (size_t)y * W * C;
     for (int i = threadIdx.x; i <= R; i += blockDim.x)
         s_taps[i] = taps[i];
-    gf_stage_row<Tin, C>(row, s_row, W, x0, ROW_TILE, R, border);
+    gf_stage_row<Tin, C, ROW_THREADS, ROW_TILE>(row, s_row, W, x0, R, border);
     __syncthreads();
     const int n = min(ROW_TILE, W - x0) * C;
     typename mid_of<Tin>::type *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const uint8_t *__restr
     __shared__ uint16_t s_out[TILE * C];
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const uint8_t *row = in + (size_t)y * W * C;
-    gf_stage_row<uint8_t, C>(row, s_row, W, x0, TILE, R, border);
+    gf_stage_row<uint8_t, C, RTHREADS, TILE>(row, s_row, W, x0, R, border);
     uint32_t q[R + 1];
 #pragma unroll
     for (int i = 0; i <= R; i++)

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict
     uint16_t *s_out = (uint16_t *)(smem + span);
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const uint8_t *row = in + (size_t)y * W * C;
-    gf_stage_row<uint8_t, C>(row, s_row, W, x0, TILE, R, border);
+    gf_stage_row<uint8_t, C, BTHREADS, TILE>(row, s_row, W, x0, R, border);
     __syncthreads();
     const int c = threadIdx.x % C, g = threadIdx.x / C;
     if (g < G) {
