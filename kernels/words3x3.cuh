@@ -18,6 +18,8 @@
 
 namespace words3x3 {
 
+// rows per thread: 8, 16 and 32 measured the same on the H200 (try others
+// with NVCCFLAGS=-DGF_WROWS=N)
 #ifndef GF_WROWS
 #define GF_WROWS 16
 #endif
