@@ -222,12 +222,33 @@ static void draw_progress(batch *b, int last)
     }
 }
 
+/* One input failed: counts it, reports it and redraws the progress bar.
+ * Called with b->lock held. */
+static void failed_input(batch *b, const char *name, const char *detail)
+{
+    b->failed++;
+    report(b, name, detail);
+    draw_progress(b, 0);
+}
+
 /* ---- the input list -------------------------------------------------- */
+
+/* A line of an @LIST as read by getline (`len` bytes): drops the line end
+ * (LF or CRLF, and any CR before it) and returns the length left, 0 for a
+ * blank line, which is skipped. */
+static size_t list_entry(char *line, ssize_t len)
+{
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = 0;
+    return (size_t)len;
+}
 
 /* Lines in the @LIST files (not @-), for the progress bar's total. */
 static void count_inputs(batch *b)
 {
     b->expected_exact = 1;
+    char *line = NULL;
+    size_t cap = 0;
     for (int i = 0; i < b->src.nargs; i++) {
         const char *a = b->src.args[i];
         if (a[0] != '@') {
@@ -241,20 +262,13 @@ static void count_inputs(batch *b)
         FILE *f = fopen(a + 1, "r");
         if (!f)
             continue;
-        int c, prev = '\n', blank = 1;
-        while ((c = getc(f)) != EOF) {
-            if (c == '\n') {
-                if (!blank)
-                    b->expected++;
-                blank = 1;
-            } else if (c != '\r')
-                blank = 0;
-            prev = c;
-        }
-        if (prev != '\n' && !blank)
-            b->expected++;
+        ssize_t len;
+        while ((len = getline(&line, &cap, f)) >= 0)
+            if (list_entry(line, len))
+                b->expected++;
         fclose(f);
     }
+    free(line);
 }
 
 /* The next INPUT path (new string), NULL at the end.  Called with b->lock held. */
@@ -266,22 +280,18 @@ static char *next_input(batch *b)
             errno = 0;
             ssize_t len = getline(&s->line, &s->cap, s->list);
             if (len >= 0) {
-                while (len > 0 && (s->line[len - 1] == '\n' || s->line[len - 1] == '\r'))
-                    s->line[--len] = 0;
-                if (!len)
+                if (!list_entry(s->line, len))
                     continue;
                 char *p = strdup(s->line);
                 if (p)
                     return p;
-                report(b, s->list_arg, "out of memory");
-                b->failed++;
+                failed_input(b, s->list_arg, "out of memory");
                 continue;
             }
             if (ferror(s->list)) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "read error: %s", strerror(errno ? errno : EIO));
-                report(b, s->list_arg, msg);
-                b->failed++;
+                failed_input(b, s->list_arg, msg);
             }
             if (s->list != stdin)
                 fclose(s->list);
@@ -294,8 +304,7 @@ static char *next_input(batch *b)
             char *p = strdup(a);
             if (p)
                 return p;
-            report(b, a, "out of memory");
-            b->failed++;
+            failed_input(b, a, "out of memory");
             continue;
         }
         s->list_arg = a;
@@ -303,8 +312,7 @@ static char *next_input(batch *b)
         if (!s->list) {
             char msg[160];
             snprintf(msg, sizeof msg, "cannot open the list: %s", strerror(errno));
-            report(b, a, msg);
-            b->failed++;
+            failed_input(b, a, msg);
         }
     }
 }
@@ -416,14 +424,13 @@ static void finished(batch *b, gf_status st, const char *name, double mp)
 {
     pthread_mutex_lock(&b->lock);
     if (st) {
-        b->failed++;
-        report(b, name, gf_error_detail(st));
+        failed_input(b, name, gf_error_detail(st));
         gf_error_clear();
     } else {
         b->done++;
         b->megapixels += mp;
+        draw_progress(b, 0);
     }
-    draw_progress(b, 0);
     pthread_mutex_unlock(&b->lock);
 }
 
@@ -507,10 +514,8 @@ static char *take_input(batch *b, const char **output)
                        : gf_error(GF_ENOMEM, "out of memory");
             free(out);
         }
-        b->failed++;
-        report(b, input, gf_error_detail(st));
+        failed_input(b, input, gf_error_detail(st));
         gf_error_clear();
-        draw_progress(b, 0);
         free(input);
     }
     pthread_mutex_unlock(&b->lock);
