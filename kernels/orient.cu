@@ -3,15 +3,16 @@
 // exact pixel moves, identical to src/cpu/orient.c.
 //
 // Without an axis swap (flip, flop, rotate 180) every output row is one input
-// row, possibly reversed: one thread per pixel, reads and writes coalesced.
-// With a swap (transpose, transverse, rotate 90/270) the block moves a
-// TILE x TILE = 32 x 32 pixel tile through shared memory with 32 x 8 threads:
-// it reads the input tile row by row (consecutive threads, consecutive input
-// pixels) and writes the output tile row by row, reading the shared tile down
-// a column.  The tile is padded to [32][33] pixels so that a column read by a
-// warp falls in 32 different banks for 4-byte pixels.
-// A pixel is moved as one unit of C * depth/8 bytes (1 to 8), or, for rows
-// of whole 16-byte words, 16 bytes at a time (orient_direct16).
+// row, possibly reversed: one thread per pixel, reads and writes coalesced;
+// for rows of whole 16-byte words, 16 bytes at a time (orient_direct16), and
+// RGB8 rows of whole 48-byte chunks 48 bytes at a time (orient_mirror48).
+// With a swap (transpose, transverse, rotate 90/270) and 8-bit pixels of 1 to
+// 4 bytes whose rows (input and output) are whole 16-byte words,
+// orient_swap16 moves square tiles through shared memory 16 bytes at a time
+// on both sides; the other images, and the partial tiles at the right and
+// bottom edges, take orient_swap: a 32 x 32 pixel tile with 32 x 8 threads,
+// one pixel per load and store, the tile padded to [32][33] pixels so that a
+// column read by a warp falls in 32 different banks for 4-byte pixels.
 #include "kernel_util.cuh"
 
 namespace {
@@ -81,12 +82,17 @@ __global__ void orient_direct16(const uint4 *__restrict__ in, uint4 *__restrict_
 }
 
 // Output (x, y) reads input (sx, sy) = (y, x), then mirrored by fx / fy.  OW = H, OH = W.
+// (bx0, by0): the grid's first tile, to cover only the edges that
+// orient_swap16 leaves.  The grid's x is along the output columns, unless
+// `yx` (when the output has more than 65535 tile rows: then it has fewer
+// than 128 columns).
 template <typename P>
-__global__ void orient_swap(const P *__restrict__ in, P *__restrict__ out, int W, int H, int fx, int fy)
+__global__ void orient_swap(const P *__restrict__ in, P *__restrict__ out, int W, int H, int fx, int fy, int bx0,
+                            int by0, int yx)
 {
     __shared__ P tile[TILE][TILE + 1];
-    const int ox0 = blockIdx.x * TILE, oy0 = blockIdx.y * TILE; // output tile origin
     const int OW = H, OH = W;
+    const int ox0 = (bx0 + (yx ? blockIdx.y : blockIdx.x)) * TILE, oy0 = (by0 + (yx ? blockIdx.x : blockIdx.y)) * TILE;
     // load: a = output row offset (input column), b = output column offset (input row)
     const int a = threadIdx.x;
     const int sxo = oy0 + a;
@@ -106,22 +112,240 @@ __global__ void orient_swap(const P *__restrict__ in, P *__restrict__ out, int W
     }
 }
 
+// RGB8 flop / rotate 180 on rows of whole 48-byte chunks (W a multiple of 16,
+// buffers 16-byte aligned): each thread moves 16 pixels (three 16-byte
+// words) of a row, for four rows; a mirrored chunk has its 16 pixels reversed
+// in registers, each output word by one or two byte permutes planned at
+// compile time (its 4 bytes come from at most 3 input words).
+struct rgb_plan {
+    int a, b, c;        // input words: first prmt(a, b), then (if two) prmt(that, c)
+    unsigned sel1, sel2;
+    bool two;
+};
+
+__host__ __device__ constexpr rgb_plan plan_rgb_reverse(int m)
+{
+    int src[4] = {}, lo = 99;
+    for (int i = 0; i < 4; i++) {
+        const int j = 4 * m + i;               // output byte
+        src[i] = 3 * (15 - j / 3) + j % 3;     // its input byte
+        lo = src[i] / 4 < lo ? src[i] / 4 : lo;
+    }
+    rgb_plan p{lo, lo + 1 < 12 ? lo + 1 : lo, lo + 2 < 12 ? lo + 2 : lo, 0, 0x3210, false};
+    for (int i = 0; i < 4; i++) {
+        const int w = src[i] / 4 - lo, byte = src[i] % 4;
+        if (w < 2)
+            p.sel1 |= (unsigned)(4 * w + byte) << (4 * i);
+        else {
+            p.two = true;
+            p.sel2 = (p.sel2 & ~(0xfu << (4 * i))) | (unsigned)(4 + byte) << (4 * i);
+        }
+    }
+    return p;
+}
+
+template <int M = 0> __device__ __forceinline__ void reverse_rgb16(const uint32_t (&w)[12], uint32_t (&o)[12])
+{
+    constexpr rgb_plan p = plan_rgb_reverse(M);
+    const uint32_t r = __byte_perm(w[p.a], w[p.b], p.sel1);
+    o[M] = p.two ? __byte_perm(r, w[p.c], p.sel2) : r;
+    if constexpr (M + 1 < 12)
+        reverse_rgb16<M + 1>(w, o);
+}
+
+__global__ void orient_mirror48(const uint4 *__restrict__ in, uint4 *__restrict__ out, int chunks, int H, int fy)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= chunks)
+        return;
+    const int sx = chunks - 1 - x, pitch = 3 * chunks; // in 16-byte words
+    for (int y0 = blockIdx.y * ROWS16; y0 < H; y0 += gridDim.y * ROWS16) {
+        uint32_t v[ROWS16][12];
+#pragma unroll
+        for (int k = 0; k < ROWS16; k++)
+            if (y0 + k < H) {
+                const uint4 *src = in + (size_t)(fy ? H - 1 - (y0 + k) : y0 + k) * pitch + 3 * sx;
+#pragma unroll
+                for (int q = 0; q < 3; q++) {
+                    const uint4 t = src[q];
+                    v[k][4 * q] = t.x, v[k][4 * q + 1] = t.y, v[k][4 * q + 2] = t.z, v[k][4 * q + 3] = t.w;
+                }
+            }
+#pragma unroll
+        for (int k = 0; k < ROWS16; k++)
+            if (y0 + k < H) {
+                uint32_t o[12];
+                reverse_rgb16(v[k], o);
+                uint4 *dst = out + (size_t)(y0 + k) * pitch + 3 * x;
+#pragma unroll
+                for (int q = 0; q < 3; q++)
+                    dst[q] = make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+            }
+    }
+}
+
+// ---- Axis swaps, 16 bytes at a time: 8-bit pixels of B = 1 to 4 bytes, input
+// and output rows of whole 16-byte words, buffers 16-byte aligned.
+//
+// A block of 256 threads moves one full TP x TP pixel tile.  Load: each
+// thread reads chunks of G pixels (one 16-byte word; three for RGB8) of an
+// input row and stores them to the shared tile as S-byte slots (S = B, or 4
+// for RGB8), 16 bytes at a time.  Store: each thread reads one 32-bit shared
+// word (4 / S pixels side by side) from each of G consecutive tile rows,
+// transposes that G x (4 / S) block in registers (byte permutes) and writes
+// 4 / S output chunks of G pixels, 16 bytes at a time.  Consecutive threads
+// take consecutive chunks of an output row, so every store of a warp covers
+// whole 128-byte lines.  The G rows a thread reads belong to one chunk; word
+// column wc of row a lives at wc ^ sw(chunk), a swizzle that puts the chunks
+// read by one warp in different banks (no padding, so the 16-byte stores
+// stay aligned).
+template <int B> struct swap16;
+template <> struct swap16<1> { static constexpr int S = 1, G = 16, TP = 128; };
+template <> struct swap16<2> { static constexpr int S = 2, G = 8, TP = 64; };
+template <> struct swap16<3> { static constexpr int S = 4, G = 16, TP = 64; };
+template <> struct swap16<4> { static constexpr int S = 4, G = 4, TP = 64; };
+
+constexpr int STHREADS = 256;
+
+template <int B>
+__global__ void __launch_bounds__(STHREADS)
+    orient_swap16(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int fx, int fy)
+{
+    using P = swap16<B>;
+    constexpr int S = P::S, G = P::G, TP = P::TP;
+    constexpr int WP = TP * S / 4;       // shared words per tile row (a multiple of 32)
+    constexpr int NC = TP / G;           // chunks per tile row
+    constexpr int NS = NC < 8 ? NC : 8;  // swizzle classes
+    constexpr int CW = G * S / 4;        // shared words per chunk
+    constexpr int CV = G * B / 16;       // 16-byte global words per chunk
+    constexpr int PS = 4 / S;            // pixels per shared word
+    static_assert(WP % 32 == 0 && CW % 4 == 0, "tile shape");
+    __shared__ __align__(16) uint32_t tile[TP * WP];
+    const int ox0 = blockIdx.x * TP, oy0 = blockIdx.y * TP; // output tile origin (OW = H, OH = W)
+    // tile row a is input row ry0 + a, tile column b input column rx0 + b
+    const int ry0 = fy ? H - ox0 - TP : ox0, rx0 = fx ? W - oy0 - TP : oy0;
+    const size_t ipitch = (size_t)W * B, opitch = (size_t)H * B;
+    auto sw = [](int a) { return (a / G % NS) * (32 / NS); };
+
+    for (int u = threadIdx.x; u < TP * NC; u += STHREADS) {
+        const int a = u / NC, j = u % NC;
+        const uint4 *src = (const uint4 *)(in + (size_t)(ry0 + a) * ipitch + (size_t)(rx0 + j * G) * B);
+        uint32_t w[CW];
+        if constexpr (B == 3) { // 16 pixels in 12 words -> 16 slots
+            uint32_t t[12];
+#pragma unroll
+            for (int q = 0; q < 3; q++) {
+                const uint4 v = src[q];
+                t[4 * q] = v.x, t[4 * q + 1] = v.y, t[4 * q + 2] = v.z, t[4 * q + 3] = v.w;
+            }
+#pragma unroll
+            for (int p = 0; p < 16; p++) {
+                const int s = 3 * p; // first byte of pixel p
+                w[p] = __funnelshift_r(t[s / 4], t[s / 4 + (s % 4 >= 2 ? 1 : 0)], 8 * (s % 4)) & 0xffffffu;
+            }
+        } else {
+            const uint4 v = src[0];
+            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+        }
+        uint32_t *row = tile + a * WP;
+#pragma unroll
+        for (int q = 0; q < CW; q += 4)
+            *(uint4 *)(row + ((j * CW + q) ^ sw(a))) = make_uint4(w[q], w[q + 1], w[q + 2], w[q + 3]);
+    }
+    __syncthreads();
+    for (int u = threadIdx.x; u < NC * WP; u += STHREADS) {
+        const int c = u % NC, wc = u / NC; // output chunk c (pixels c*G ..) of output rows from word column wc
+        uint32_t w[G];
+#pragma unroll
+        for (int k = 0; k < G; k++) {
+            const int a = fy ? TP - 1 - (c * G + k) : c * G + k;
+            w[k] = tile[a * WP + (wc ^ sw(a))];
+        }
+#pragma unroll
+        for (int j = 0; j < PS; j++) { // pixel j of the word: tile column b, output row v
+            const int b = wc * PS + j, v = fx ? TP - 1 - b : b;
+            uint32_t o[CV * 4];
+            if constexpr (S == 4 && B == 4) {
+#pragma unroll
+                for (int k = 0; k < G; k++)
+                    o[k] = w[k];
+            } else if constexpr (B == 3) { // 16 slots -> 12 words
+#pragma unroll
+                for (int m = 0; m < 12; m++) {
+                    const int s = 4 * m, p = s / 3, r = s % 3; // output byte s: pixel p, byte r
+                    o[m] = r == 0   ? w[p] | w[p + 1] << 24
+                           : r == 1 ? w[p] >> 8 | w[p + 1] << 16
+                                    : w[p] >> 16 | w[p + 1] << 8;
+                }
+            } else if constexpr (S == 2) { // pixel j of each of 8 words
+#pragma unroll
+                for (int m = 0; m < 4; m++)
+                    o[m] = __byte_perm(w[2 * m], w[2 * m + 1], j ? 0x7632 : 0x5410);
+            } else { // S == 1: byte j of each of 16 words
+#pragma unroll
+                for (int m = 0; m < 4; m++) {
+                    const uint32_t lo = __byte_perm(w[4 * m], w[4 * m + 1], j | (j + 4) << 4);
+                    const uint32_t hi = __byte_perm(w[4 * m + 2], w[4 * m + 3], j | (j + 4) << 4);
+                    o[m] = __byte_perm(lo, hi, 0x5410);
+                }
+            }
+            uint4 *dst = (uint4 *)(out + (size_t)(oy0 + v) * opitch + (size_t)(ox0 + c * G) * B);
+#pragma unroll
+            for (int q = 0; q < CV; q++)
+                dst[q] = make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+        }
+    }
+}
+
+template <typename P>
+cudaError_t swap_edges(const P *src, P *dst, int W, int H, int fx, int fy, int fw, int fh, cudaStream_t st)
+{
+    // output columns [fw, OW) of every row, then rows [fh, OH) of columns [0, fw)
+    const int OW = H, OH = W;
+    if (fw < OW) {
+        const unsigned tx = gf_blocks(OW - fw, TILE), ty = gf_blocks(OH, TILE);
+        const int yx = ty > 65535;
+        orient_swap<P><<<yx ? dim3(ty, tx) : dim3(tx, ty), dim3(TILE, ROWS), 0, st>>>(src, dst, W, H, fx, fy,
+                                                                                     fw / TILE, 0, yx);
+        GF_LAUNCH_CHECK();
+    }
+    if (fh < OH && fw > 0) { // one partial tile row: at most TP / TILE
+        orient_swap<P><<<dim3(fw / TILE, gf_blocks(OH - fh, TILE)), dim3(TILE, ROWS), 0, st>>>(src, dst, W, H, fx,
+                                                                                               fy, 0, fh / TILE, 0);
+        GF_LAUNCH_CHECK();
+    }
+    return cudaSuccess;
+}
+
 template <int B> cudaError_t launch(const gf_image *in, gf_image *out, int o, cudaStream_t st)
 {
     const pixel<B> *src = (const pixel<B> *)in->data;
     pixel<B> *dst = (pixel<B> *)out->data;
     const int W = in->width, H = in->height, fx = !!(o & GF_OR_FX), fy = !!(o & GF_OR_FY);
     const size_t row_bytes = (size_t)W * B;
-    const bool vec = !(o & GF_OR_SWAP) && row_bytes % 16 == 0 && ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 &&
-                     (!fx || B == 1 || B == 2 || B == 4 || B == 8);
-    if (o & GF_OR_SWAP)
-        orient_swap<pixel<B>><<<dim3(gf_blocks(H, TILE), gf_blocks(W, TILE)), dim3(TILE, ROWS), 0, st>>>(src, dst, W,
-                                                                                                    H, fx, fy);
-    else if (vec) {
+    const bool aligned = ((uintptr_t)src | (uintptr_t)dst) % 16 == 0;
+    if (o & GF_OR_SWAP) {
+        if constexpr (B <= 4) {
+            constexpr int TP = swap16<B>::TP;
+            if (aligned && row_bytes % 16 == 0 && ((size_t)H * B) % 16 == 0 && W >= TP && H >= TP) {
+                const int fw = H / TP * TP, fh = W / TP * TP; // the full tiles of the output
+                orient_swap16<B><<<dim3(H / TP, W / TP), STHREADS, 0, st>>>((const uint8_t *)src, (uint8_t *)dst, W,
+                                                                            H, fx, fy);
+                GF_LAUNCH_CHECK();
+                return swap_edges(src, dst, W, H, fx, fy, fw, fh, st);
+            }
+        }
+        return swap_edges(src, dst, W, H, fx, fy, 0, 0, st);
+    }
+    const unsigned gy = gf_blocks(H, ROWS16);
+    if (aligned && row_bytes % 16 == 0 && (!fx || B == 1 || B == 2 || B == 4 || B == 8)) {
         const int words = (int)(row_bytes / 16);
-        const unsigned gy = gf_blocks(H, ROWS16);
         orient_direct16<B><<<dim3(gf_blocks(words, 256), gy < 65535 ? gy : 65535), 256, 0, st>>>(
             (const uint4 *)src, (uint4 *)dst, words, H, fx, fy);
+    } else if (B == 3 && fx && aligned && W % 16 == 0) {
+        const int chunks = W / 16;
+        orient_mirror48<<<dim3(gf_blocks(chunks, 128), gy < 65535 ? gy : 65535), 128, 0, st>>>(
+            (const uint4 *)src, (uint4 *)dst, chunks, H, fy);
     } else
         orient_direct<pixel<B>><<<dim3(gf_blocks(W, 256), H < 65535 ? H : 65535), 256, 0, st>>>(src, dst, W, H, fx,
                                                                                              fy);

@@ -159,14 +159,17 @@ int main(int argc, char **argv)
         return 2;
 
     /* rows of whole 16-byte words (16 / 4 / 64 / 512 pixels wide at some C)
-     * take the word kernels: one word, a few, one warp, strips of 16 rows */
-    static const int full_sizes[][2] = {{1, 1},    {1, 37},   {37, 1},   {13, 7},    {130, 67},
-                                        {257, 129}, {1031, 67}, {8192, 2}, {2, 1500},  {641, 479},
-                                        {3000, 3},  {100, 100}, {16, 37},  {4, 33},    {64, 50},
-                                        {512, 100}};
-    static const int quick_sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {13, 7}, {130, 67}, {1031, 5}, {16, 37}, {512, 20}};
+     * take the word kernels: one word, a few, one warp, strips of 16 rows;
+     * 256x192 and 400x336 have whole-word rows both ways at every C, so the
+     * axis swaps take the 16-byte tile kernel (400x336 with partial tiles) */
+    static const int full_sizes[][2] = {{1, 1},    {1, 37},    {37, 1},   {13, 7},   {130, 67},  {257, 129},
+                                        {1031, 67}, {8192, 2},  {2, 1500}, {641, 479}, {3000, 3},  {100, 100},
+                                        {16, 37},   {4, 33},    {64, 50},  {512, 100}, {256, 192}, {400, 336}};
+    static const int quick_sizes[][2] = {{1, 1},   {1, 37},  {37, 1},  {13, 7},   {130, 67},
+                                         {1031, 5}, {16, 37}, {512, 20}, {256, 192}};
     const int (*sizes)[2] = quick ? quick_sizes : full_sizes;
-    const int nsizes = quick ? 8 : 16;
+    const int nsizes = quick ? (int)(sizeof quick_sizes / sizeof quick_sizes[0])
+                             : (int)(sizeof full_sizes / sizeof full_sizes[0]);
     static const char *const blurs[] = {"-blur 0.5", "-blur 2", "-blur 5", "-blur 40x3", "-blur 20", "-blur 300x100"};
     static const char *const boxes[] = {"-box 1", "-box 5", "-box 15", "-box 50", "-box 300", "-box 2"};
     static const char *const others[] = {"-laplacian",  "-laplacian=4", "-transpose", "-transverse", "-flip",
