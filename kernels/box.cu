@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict
     extern __shared__ uint32_t smem[];
     const int span = (TILE + 2 * R) * C;
     uint32_t *s_row = smem;
-    uint16_t *s_out = (uint16_t *)(smem + span);
+    uint16_t *s_out = (uint16_t *)(smem + (span + 3) / 4 * 4); // 16-byte aligned
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const uint8_t *row = in + (size_t)y * W * C;
     gf_stage_row<uint8_t, C, BTHREADS, TILE>(row, s_row, W, x0, R, border);
@@ -153,75 +153,252 @@ __global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict
     __syncthreads();
     const int n = min(TILE, W - x0) * C;
     uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
-    for (int k = threadIdx.x; k < n; k += BTHREADS)
+    int k = threadIdx.x;
+    if (((size_t)W * C) % 8 == 0 && (x0 * C) % 8 == 0) { // whole 16-byte words first (1 store per 8 sums)
+        for (; k < n / 8; k += BTHREADS)
+            ((uint4 *)dst)[k] = ((const uint4 *)s_out)[k];
+        k = n / 8 * 8 + threadIdx.x;
+    }
+    for (; k < n; k += BTHREADS)
         dst[k] = s_out[k];
 }
 
-// Column pass: each thread owns two neighbouring samples (one 32-bit load of
-// the intermediate per row) down a strip of BCK rows: it sums the first
-// window, then adds the row entering and subtracts the row leaving.  The
-// mean, (sum + n/2) / n, is floor((sum + n/2) * (1/n) + 1e-7) in double:
-// exact for every sum of every radius up to 127 (checked exhaustively: the
-// fraction of a non-multiple is at least 1/n > 1.5e-5, far above the error).
-constexpr int BCK = 64;
+// Row pass for C = 2 and 4, where a pixel is one 16- or 32-bit word: a block
+// of 128 threads per tile of 128 x BKP pixels; the tile and its halo are
+// staged in shared memory as pixels (one load per pixel), and each thread
+// slides along its BKP pixels, all channels at once in 16-bit SIMD lanes
+// (C = 4: channels 0 and 2 in one word, 1 and 3 in the other): one shared
+// load per pixel entering and leaving the window, against two per sample in
+// box_rows16.  BKP is odd, so the lanes' loads fall in distinct banks.
+template <int C> struct box_px;
+template <> struct box_px<2> { // a pixel c0 c1 -> lanes (c0, c1)
+    using T = uint16_t;
+    static constexpr int NW = 1;
+    static __device__ __forceinline__ void split(uint32_t v, uint32_t (&l)[1]) { l[0] = __byte_perm(v, 0, 0x4140); }
+    static __device__ __forceinline__ void put(uint16_t *o, const uint32_t (&l)[1]) { *(uint32_t *)o = l[0]; }
+};
+template <> struct box_px<4> { // a pixel c0 c1 c2 c3 -> lanes (c0, c2), (c1, c3)
+    using T = uint32_t;
+    static constexpr int NW = 2;
+    static __device__ __forceinline__ void split(uint32_t v, uint32_t (&l)[2])
+    {
+        l[0] = __byte_perm(v, 0, 0x4240), l[1] = __byte_perm(v, 0, 0x4341);
+    }
+    static __device__ __forceinline__ void put(uint16_t *o, const uint32_t (&l)[2])
+    {
+        *(uint2 *)o = make_uint2(__byte_perm(l[0], l[1], 0x5410), __byte_perm(l[0], l[1], 0x7632));
+    }
+};
 
-__device__ __forceinline__ uint32_t box_mean(uint32_t sum, uint32_t half, double inv)
+template <int C, int BKP>
+__global__ void __launch_bounds__(BTHREADS) box_rows_px(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid,
+                                                        int W, int tiles, int R, int border)
 {
-    return (uint32_t)__fma_rn((double)(sum + half), inv, 1e-7);
-}
-
-__global__ void __launch_bounds__(BTHREADS) box_cols16(const uint32_t *__restrict__ mid, uint16_t *__restrict__ out,
-                                                       int pairs, int H, int R, int border, uint32_t half, double inv)
-{
-    const int p = blockIdx.x * BTHREADS + threadIdx.x;
-    if (p >= pairs)
-        return;
-    const int y0 = blockIdx.y * BCK, y1 = min(H, y0 + BCK);
-    uint32_t a = 0, b = 0;
-    for (long j = (long)y0 - R; j <= (long)y0 + R; j++) {
-        const long sy = gf_border_index(j, H, border);
-        if (sy >= 0) {
-            const uint32_t v = mid[sy * pairs + p];
-            a += v & 0xffff;
-            b += v >> 16;
+    using X = box_px<C>;
+    using P = typename X::T;
+    constexpr int TILE = BTHREADS * BKP;
+    extern __shared__ uint4 smem4[];
+    const int span = TILE + 2 * R;
+    P *s_px = (P *)smem4;
+    uint16_t *s_out = (uint16_t *)(smem4 + ((size_t)span * sizeof(P) + 15) / 16);
+    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
+    const P *row = (const P *)(in + (size_t)y * W * C);
+    if (x0 >= R && x0 + TILE + R <= W) {
+        for (int k = threadIdx.x; k < span; k += BTHREADS)
+            s_px[k] = row[x0 - R + k];
+    } else {
+        for (int k = threadIdx.x; k < span; k += BTHREADS) {
+            const long sx = gf_border_index((long)x0 - R + k, W, border);
+            s_px[k] = sx < 0 ? (P)0 : row[sx];
         }
     }
+    __syncthreads();
+    const P *w = s_px + threadIdx.x * BKP;
+    uint32_t acc[X::NW] = {}, v[X::NW];
+    for (int i = 0; i <= 2 * R; i++) {
+        X::split(w[i], v);
+#pragma unroll
+        for (int q = 0; q < X::NW; q++)
+            acc[q] += v[q];
+    }
+    uint16_t *o = s_out + threadIdx.x * BKP * C;
+    X::put(o, acc);
+#pragma unroll 4
+    for (int j = 1; j < BKP; j++) {
+        uint32_t u[X::NW];
+        X::split(w[j + 2 * R], v);
+        X::split(w[j - 1], u);
+#pragma unroll
+        for (int q = 0; q < X::NW; q++)
+            acc[q] += v[q] - u[q]; // lane-wise: each 16-bit lane stays in 0 .. 255 (2R + 1)
+        X::put(o + j * C, acc);
+    }
+    __syncthreads();
+    const int n = min(TILE, W - x0) * C; // TILE * C is a multiple of 8: whole 16-byte words when W * C is
+    uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    int k = threadIdx.x;
+    if (((size_t)W * C) % 8 == 0) {
+        for (; k < n / 8; k += BTHREADS)
+            ((uint4 *)dst)[k] = ((const uint4 *)s_out)[k];
+        k = n / 8 * 8 + threadIdx.x;
+    }
+    for (; k < n; k += BTHREADS)
+        dst[k] = s_out[k];
+}
+
+// Column pass: each thread owns K = 8 neighbouring samples (one 16-byte load
+// of the intermediate per row; K = 2, one 4-byte load, where W * C is not a
+// multiple of 8) down a strip of BCK rows: it sums the first window, then
+// adds the row entering and subtracts the row leaving.  The mean,
+// (sum + n/2) / n, is a multiply-shift, exact for every sum of every radius
+// up to 127 (box_div; checked exhaustively).
+constexpr int BCK = 128;
+
+// (s * m) >> (32 + sh) == s / n for every s < 2^24: m = ceil(2^k / n) with
+// k = max(32, 24 + ceil(log2 n)) (Granlund and Montgomery: m n - 2^k < n <=
+// 2^(k - 24)); a box sum plus n/2 is below 2^24 for R <= 127.
+struct box_div {
+    uint32_t m;
+    int sh;
+    __device__ uint32_t operator()(uint32_t s) const { return __umulhi(s, m) >> sh; }
+};
+
+static box_div make_box_div(uint32_t n)
+{
+    int lg = 0;
+    while ((1u << lg) < n)
+        lg++;
+    const int k = 24 + lg < 32 ? 32 : 24 + lg;
+    return box_div{(uint32_t)(((1ull << k) + n - 1) / n), k - 32};
+}
+
+// K 16-bit samples as one load (word(v, i): samples 2i and 2i + 1), K bytes as one store.
+template <int K> struct lanes16;
+template <> struct lanes16<2> {
+    using in = uint32_t;
+    using out = uint16_t;
+    static __device__ __forceinline__ uint32_t word(in v, int) { return v; }
+    static __device__ __forceinline__ out pack(const uint32_t (&b)[2]) { return (out)(b[0] | b[1] << 8); }
+};
+template <> struct lanes16<8> {
+    using in = uint4;
+    using out = uint2;
+    static __device__ __forceinline__ uint32_t word(in v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+    static __device__ __forceinline__ out pack(const uint32_t (&b)[8])
+    {
+        return make_uint2(b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24);
+    }
+};
+
+// acc[k] += sample k of v (add), or -= (!add)
+template <int K, bool add> __device__ __forceinline__ void box_accumulate(uint32_t (&acc)[K], typename lanes16<K>::in v)
+{
+#pragma unroll
+    for (int i = 0; i < K / 2; i++) {
+        const uint32_t w = lanes16<K>::word(v, i);
+        if (add)
+            acc[2 * i] += w & 0xffff, acc[2 * i + 1] += w >> 16;
+        else
+            acc[2 * i] -= w & 0xffff, acc[2 * i + 1] -= w >> 16;
+    }
+}
+
+template <int K>
+__global__ void __launch_bounds__(BTHREADS, 8) // (without the 8, ptxas spilled at 40 registers)
+    box_cols16(const typename lanes16<K>::in *__restrict__ mid, typename lanes16<K>::out *__restrict__ out,
+               int groups, int H, int R, int border, uint32_t half, box_div div)
+{
+    using L = lanes16<K>;
+    const int p = blockIdx.x * BTHREADS + threadIdx.x;
+    if (p >= groups)
+        return;
+    const int y0 = blockIdx.y * BCK, y1 = min(H, y0 + BCK);
+    uint32_t acc[K] = {};
+    auto mean = [&](int y) {
+        uint32_t b[K];
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            b[k] = div(acc[k] + half);
+        out[(size_t)y * groups + p] = L::pack(b);
+    };
+    if (y0 >= R && y1 + R <= H) { // no border: walk two pointers
+        const typename L::in *add = mid + (size_t)(y0 - R) * groups + p, *sub = add;
+        for (int j = 0; j <= 2 * R; j++, add += groups)
+            box_accumulate<K, true>(acc, *add);
+        for (int y = y0;; add += groups, sub += groups) {
+            mean(y);
+            if (++y >= y1)
+                break;
+            box_accumulate<K, true>(acc, *add);
+            box_accumulate<K, false>(acc, *sub);
+        }
+        return;
+    }
+    for (long j = (long)y0 - R; j <= (long)y0 + R; j++) {
+        const long sy = gf_border_index(j, H, border);
+        if (sy >= 0)
+            box_accumulate<K, true>(acc, mid[sy * groups + p]);
+    }
     for (int y = y0;;) {
-        out[(size_t)y * pairs + p] = (uint16_t)(box_mean(a, half, inv) | box_mean(b, half, inv) << 8);
+        mean(y);
         if (++y >= y1)
             break;
         const long add = gf_border_index((long)y + R, H, border), sub = gf_border_index((long)y - R - 1, H, border);
-        if (add >= 0) {
-            const uint32_t v = mid[add * pairs + p];
-            a += v & 0xffff;
-            b += v >> 16;
-        }
-        if (sub >= 0) {
-            const uint32_t v = mid[sub * pairs + p];
-            a -= v & 0xffff;
-            b -= v >> 16;
-        }
+        if (add >= 0)
+            box_accumulate<K, true>(acc, mid[add * groups + p]);
+        if (sub >= 0)
+            box_accumulate<K, false>(acc, mid[sub * groups + p]);
     }
+}
+
+template <int K>
+cudaError_t launch_cols16(const gf_image *in, gf_image *out, const void *scratch, int R, int border, cudaStream_t st)
+{
+    const uint32_t n = (2u * R + 1) * (2u * R + 1);
+    const int groups = in->width * in->channels / K;
+    box_cols16<K><<<dim3(gf_blocks(groups, BTHREADS), gf_blocks(in->height, BCK)), BTHREADS, 0, st>>>(
+        (const typename lanes16<K>::in *)scratch, (typename lanes16<K>::out *)out->data, groups, in->height, R,
+        border, n / 2, make_box_div(n));
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
 }
 
 template <int C>
 cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, int border, cudaStream_t st)
 {
     const int W = in->width, H = in->height;
+    if constexpr (C == 2 || C == 4) {
+        auto rows = [&]<int BKP>() -> cudaError_t {
+            constexpr int TILE = BTHREADS * BKP;
+            const size_t span = (size_t)TILE + 2 * (size_t)R;
+            const size_t smem = (span * C + 15) / 16 * 16 + (size_t)TILE * C * 2;
+            if (!gf_fit_smem(box_rows_px<C, BKP>, smem))
+                return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 70 KB)
+            const unsigned tiles = gf_blocks(W, TILE);
+            box_rows_px<C, BKP><<<tiles * H, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch,
+                                                                   W, (int)tiles, R, border);
+            GF_LAUNCH_CHECK();
+            return cudaSuccess;
+        };
+        // a short run per thread for small radii (more blocks per SM), a longer one where the first window costs
+        const cudaError_t e = R <= 16 ? rows.template operator()<17>() : rows.template operator()<33>();
+        if (e != cudaSuccess)
+            return e;
+        if ((W * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
+            return launch_cols16<8>(in, out, scratch, R, border, st);
+        return launch_cols16<2>(in, out, scratch, R, border, st);
+    }
     constexpr int TILE = BTHREADS / C * BK;
-    const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + (size_t)TILE * C * 2;
+    const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + 16 + (size_t)TILE * C * 2;
     if (!gf_fit_smem(box_rows16<C>, smem))
         return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 40 KB)
     const unsigned tiles = gf_blocks(W, TILE);
     box_rows16<C><<<tiles * H, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch, W, (int)tiles, R,
                                                       border);
     GF_LAUNCH_CHECK();
-    const uint32_t n = (2u * R + 1) * (2u * R + 1);
-    const int pairs = W * C / 2;
-    box_cols16<<<dim3(gf_blocks(pairs, BTHREADS), gf_blocks(H, BCK)), BTHREADS, 0, st>>>(
-        (const uint32_t *)scratch, (uint16_t *)out->data, pairs, H, R, border, n / 2, 1.0 / n);
-    GF_LAUNCH_CHECK();
-    return cudaSuccess;
+    if ((W * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
+        return launch_cols16<8>(in, out, scratch, R, border, st);
+    return launch_cols16<2>(in, out, scratch, R, border, st);
 }
 
 // 64-bit intermediate only where 32 bits could overflow.
