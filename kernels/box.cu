@@ -12,8 +12,10 @@
 // every load and store is coalesced.  The final sum is divided by
 // n = (2R+1)^2 with rounding half up.
 // Radius 1 on 8-bit rows of whole 16-byte words takes words3x3::stencil, one
-// pass with no intermediate; other 8-bit images up to radius 127 take
-// box_rows16 / box_cols16: a 16-bit intermediate, coalesced in both passes.
+// pass with no intermediate; other 8-bit images up to radius 127 take a
+// 16-bit intermediate, coalesced in both passes: rows by box_rows_px (2 and
+// 4 channels: whole pixels in SIMD lanes) or box_rows16 (1 and 3), columns
+// by box_cols16 (8 or 2 samples per thread, an exact multiply-shift mean).
 // The naive variant (benchmark baseline) sums every window directly.
 #include "words3x3.cuh"
 
