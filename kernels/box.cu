@@ -285,7 +285,10 @@ template <> struct lanes16<2> {
 template <> struct lanes16<8> {
     using in = uint4;
     using out = uint2;
-    static __device__ __forceinline__ uint32_t word(in v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+    static __device__ __forceinline__ uint32_t word(in v, int i)
+    {
+        return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+    }
     static __device__ __forceinline__ out pack(const uint32_t (&b)[8])
     {
         return make_uint2(b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24);
@@ -365,40 +368,46 @@ cudaError_t launch_cols16(const gf_image *in, gf_image *out, const void *scratch
     return cudaSuccess;
 }
 
-template <int C>
-cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, int border, cudaStream_t st)
+template <int C, int BKP>
+cudaError_t launch_rows_px(const gf_image *in, void *scratch, int R, int border, cudaStream_t st)
 {
-    const int W = in->width, H = in->height;
-    if constexpr (C == 2 || C == 4) {
-        auto rows = [&]<int BKP>() -> cudaError_t {
-            constexpr int TILE = BTHREADS * BKP;
-            const size_t span = (size_t)TILE + 2 * (size_t)R;
-            const size_t smem = (span * C + 15) / 16 * 16 + (size_t)TILE * C * 2;
-            if (!gf_fit_smem(box_rows_px<C, BKP>, smem))
-                return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 70 KB)
-            const unsigned tiles = gf_blocks(W, TILE);
-            box_rows_px<C, BKP><<<tiles * H, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch,
-                                                                   W, (int)tiles, R, border);
-            GF_LAUNCH_CHECK();
-            return cudaSuccess;
-        };
-        // a short run per thread for small radii (more blocks per SM), a longer one where the first window costs
-        const cudaError_t e = R <= 16 ? rows.template operator()<17>() : rows.template operator()<33>();
-        if (e != cudaSuccess)
-            return e;
-        if ((W * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
-            return launch_cols16<8>(in, out, scratch, R, border, st);
-        return launch_cols16<2>(in, out, scratch, R, border, st);
-    }
+    constexpr int TILE = BTHREADS * BKP;
+    const size_t span = (size_t)TILE + 2 * (size_t)R;
+    const size_t smem = (span * C + 15) / 16 * 16 + (size_t)TILE * C * 2;
+    if (!gf_fit_smem(box_rows_px<C, BKP>, smem))
+        return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 70 KB)
+    const unsigned tiles = gf_blocks(in->width, TILE);
+    box_rows_px<C, BKP><<<tiles * in->height, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch,
+                                                                    in->width, (int)tiles, R, border);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
+template <int C> cudaError_t launch_rows16(const gf_image *in, void *scratch, int R, int border, cudaStream_t st)
+{
     constexpr int TILE = BTHREADS / C * BK;
     const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + 16 + (size_t)TILE * C * 2;
     if (!gf_fit_smem(box_rows16<C>, smem))
         return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 40 KB)
-    const unsigned tiles = gf_blocks(W, TILE);
-    box_rows16<C><<<tiles * H, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch, W, (int)tiles, R,
-                                                      border);
+    const unsigned tiles = gf_blocks(in->width, TILE);
+    box_rows16<C><<<tiles * in->height, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch,
+                                                               in->width, (int)tiles, R, border);
     GF_LAUNCH_CHECK();
-    if ((W * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
+    return cudaSuccess;
+}
+
+template <int C>
+cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, int border, cudaStream_t st)
+{
+    cudaError_t e;
+    if constexpr (C == 2 || C == 4) // a short run per thread for small radii (more blocks per SM), a longer one
+        e = R <= 16 ? launch_rows_px<C, 17>(in, scratch, R, border, st) // where the first window costs more
+                    : launch_rows_px<C, 33>(in, scratch, R, border, st);
+    else
+        e = launch_rows16<C>(in, scratch, R, border, st);
+    if (e != cudaSuccess)
+        return e;
+    if ((in->width * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
         return launch_cols16<8>(in, out, scratch, R, border, st);
     return launch_cols16<2>(in, out, scratch, R, border, st);
 }
