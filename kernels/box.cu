@@ -167,7 +167,8 @@ __global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict
 
 // Row pass for C = 2 and 4, where a pixel is one 16- or 32-bit word: a block
 // of 128 threads per tile of 128 x BKP pixels; the tile and its halo are
-// staged in shared memory as pixels (one load per pixel), and each thread
+// staged in shared memory one pixel per 32-bit word (one load per pixel, by
+// gf_stage_row with the pixel as its sample), and each thread
 // slides along its BKP pixels, all channels at once in 16-bit SIMD lanes
 // (C = 4: channels 0 and 2 in one word, 1 and 3 in the other): one shared
 // load per pixel entering and leaving the window, against two per sample in
@@ -201,21 +202,13 @@ __global__ void __launch_bounds__(BTHREADS) box_rows_px(const uint8_t *__restric
     constexpr int TILE = BTHREADS * BKP;
     extern __shared__ uint4 smem4[];
     const int span = TILE + 2 * R;
-    P *s_px = (P *)smem4;
-    uint16_t *s_out = (uint16_t *)(smem4 + ((size_t)span * sizeof(P) + 15) / 16);
+    uint32_t *s_px = (uint32_t *)smem4; // one pixel per 32-bit word
+    uint16_t *s_out = (uint16_t *)(smem4 + (span + 3) / 4);
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
-    const P *row = (const P *)(in + (size_t)y * W * C);
-    if (x0 >= R && x0 + TILE + R <= W) {
-        for (int k = threadIdx.x; k < span; k += BTHREADS)
-            s_px[k] = row[x0 - R + k];
-    } else {
-        for (int k = threadIdx.x; k < span; k += BTHREADS) {
-            const long sx = gf_border_index((long)x0 - R + k, W, border);
-            s_px[k] = sx < 0 ? (P)0 : row[sx];
-        }
-    }
+    // a pixel is one "sample" of a 1-channel row of P
+    gf_stage_row<P, 1, BTHREADS, TILE>((const P *)(in + (size_t)y * W * C), s_px, W, x0, R, border);
     __syncthreads();
-    const P *w = s_px + threadIdx.x * BKP;
+    const uint32_t *w = s_px + threadIdx.x * BKP;
     uint32_t acc[X::NW] = {}, v[X::NW];
     for (int i = 0; i <= 2 * R; i++) {
         X::split(w[i], v);
@@ -373,7 +366,7 @@ cudaError_t launch_rows_px(const gf_image *in, void *scratch, int R, int border,
 {
     constexpr int TILE = BTHREADS * BKP;
     const size_t span = (size_t)TILE + 2 * (size_t)R;
-    const size_t smem = (span * C + 15) / 16 * 16 + (size_t)TILE * C * 2;
+    const size_t smem = (span + 3) / 4 * 16 + (size_t)TILE * C * 2;
     if (!gf_fit_smem(box_rows_px<C, BKP>, smem))
         return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 70 KB)
     const unsigned tiles = gf_blocks(in->width, TILE);
