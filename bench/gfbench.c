@@ -41,6 +41,7 @@ struct job {
 static cudaStream_t stream;
 static gf_image in, out;
 static void *scratch, *d_taps;
+static uint32_t centre_tap; /* taps[0] of the sigma uploaded last */
 static unsigned long long *d_counts;
 static int runs = 25;
 static FILE *csv;
@@ -58,7 +59,8 @@ static void run(const struct job *j)
         CK(cudaMemcpyAsync(out.data, in.data, in.stride * in.height, cudaMemcpyDeviceToDevice, stream));
         break;
     case K_BLUR:
-        CK(gf_blur_launch(&in, &out, scratch, d_taps, gf_blur_radius(j->arg), GF_BORDER_CLAMP, j->variant, stream));
+        CK(gf_blur_launch(&in, &out, scratch, d_taps, centre_tap, gf_blur_radius(j->arg), GF_BORDER_CLAMP, j->variant,
+                          stream));
         break;
     case K_BOX:
         CK(gf_box_launch(&in, &out, scratch, (int)j->arg, GF_BORDER_CLAMP, j->variant, stream));
@@ -178,6 +180,7 @@ static void upload_taps(double sigma, int depth)
     if (gf_blur_taps(sigma, r, GF_BLUR_BITS(depth), &q))
         exit(1);
     CK(cudaMemcpy(d_taps, q, ((size_t)r + 1) * 4, cudaMemcpyHostToDevice));
+    centre_tap = q[0];
     free(q);
 #ifdef HAVE_NPP
     float k[4096];

@@ -12,8 +12,10 @@
 // warp reading one 32-sample row segment (coalesced), and each thread walks
 // down its column for 8 outputs; a warp's shared reads are one row: no
 // conflicts, no padding needed.
-// 8-bit images at radius 1 to 16 (sigma up to 5) take blur_rows_reg and
-// blur_cols_reg instead: taps and sample windows in registers.
+// 8-bit images take the tensor cores (blur_mma, below) where their lines are
+// whole 16-byte words both ways and R <= 152; other 8-bit images at radius 1
+// to 16 (sigma up to 5) take blur_rows_reg and blur_cols_reg: taps and sample
+// windows in registers.
 // Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
 // column pass) fall back to the global-memory kernels, which give the same
 // result: the arithmetic is integer and exact.
@@ -230,13 +232,333 @@ __global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const uint32_t *__rest
     }
 }
 
-// Calls f.template operator()<R>() for R in 1..REG_R.
-template <int RR, typename F> static cudaError_t with_radius(int R, F &&f)
+// ---- 8-bit images on the tensor cores.  A pass of the blur is a product with
+// a banded (Toeplitz) matrix of taps, done by mma.sync m16n8k32 (u8 x u8 ->
+// s32); each pass writes its result transposed, so that the second pass is the
+// first one again, run over the intermediate.
+//
+// blur_mma blurs the lines of an image of nrows x ncols pixels along ncols and
+// writes an ncols x nrows image: pass 1 reads the 8-bit image and writes the
+// 16-bit intermediate transposed, pass 2 reads that and writes the 8-bit
+// result, transposed back.  A stream is one channel of one line; a tile is RB
+// lines (S = RB * C streams) by MMA_X positions along them.  A block stages a
+// tile's lines with their halo in shared memory as byte planes, a row of bytes
+// per stream (pass 2: a plane of low bytes and one of high bytes), the border
+// rule applied there.  Blocks are persistent (as many as fit at once), and the
+// next tile's bytes are on their way (cp.async) while a tile is computed and
+// stored: without that the passes waited on memory, at half the bandwidth.
+// Warp w makes outputs x0 + 16 w + m, m = 0..15, of
+// every stream, 8 streams per mma: D[m][n] += A[m][k] B[k][n], where B[k][n] is
+// stream n's byte at position k of a 32-wide window of input and A[m][k] the
+// tap that input k gives output m (0 beyond the radius); NK windows cover the
+// 16 outputs and their halo.  A tap q < 2^16 is split into bytes, q = 256 qh +
+// ql: pass 1 is two products, pass 2 four (the intermediate is split too).
+// Every sum is exact, so the result is the integer reference's, bit for bit.
+// The order of k within a window is free so long as A and B agree: lane tig
+// holds window bytes 8 tig .. 8 tig + 7 (its b0, b1), one 8-byte load.
+constexpr int MMA_X = 128, MMA_THREADS = 2 * MMA_X, MMA_NK = 10; // a warp per 16 outputs
+
+template <typename Tin> struct mma_io;
+template <> struct mma_io<uint8_t> { using out = uint16_t; static constexpr int planes = 1; };
+template <> struct mma_io<uint16_t> { using out = uint8_t; static constexpr int planes = 2; };
+
+// Lines per block: S = RB * C streams, a multiple of an mma's 8; pass 2
+// (16-bit lines, twice the bytes) takes half as many.
+template <typename Tin, int C> constexpr int MMA_LINES = (C == 3 ? 32 : 128 / C) / (int)sizeof(Tin);
+
+// Windows of 32 that cover 16 outputs: each starts r8 before its first output.
+static inline int mma_windows(int R)
 {
-    if constexpr (RR > REG_R)
-        return cudaErrorInvalidValue; // not reached: the caller checks R
+    return (((R + 7) & ~7) + R + 16 + 31) / 32;
+}
+
+// Shared-memory layout of blur_mma with NK windows (bytes), all compile-time.
+// Windows start r8 = R rounded up to 8 before their first output (8-byte
+// loads), the staged line lh = R rounded up to 16 before x0 (16-byte global
+// loads); lh - r8 is 0 or 8, so WIDTH pixels cover every window at every R.
+template <typename Tin, int C, int NK> struct mma_geom {
+    static constexpr int S = MMA_LINES<Tin, C> * C;                      // streams
+    static constexpr int WIDTH = MMA_X + 32 * NK;                        // staged pixels per line
+    static constexpr int CHUNKS = S * WIDTH * (int)sizeof(Tin) / 16;     // 16-byte loads per tile
+    static constexpr int RAW = CHUNKS * 16;                              // the next tile, as loaded
+    static constexpr int PITCH = WIDTH % 64 == 32 ? WIDTH : WIDTH + 32;  // 8-byte loads of 8 streams x 4
+    static constexpr int PLANES = mma_io<Tin>::planes * S * PITCH;      //   lanes: 32 distinct banks
+    static constexpr int OBYTES = S * (int)sizeof(typename mma_io<Tin>::out);
+    static constexpr int OPITCH = OBYTES % 32 == 16 ? OBYTES : OBYTES + 16; // stores: 16 distinct words
+    static constexpr int BYTES = RAW + PLANES + MMA_X * OPITCH;
+    static_assert(WIDTH % 16 == 0 && OBYTES % 16 == 0, "alignment");
+};
+
+__device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4], uint2 b)
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+}
+
+// Sample e of staged line l, value v, into its byte plane(s).
+template <typename Tin, int C>
+__device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e, uint32_t v)
+{
+    constexpr int S = MMA_LINES<Tin, C> * C;
+    const int p = e / C, c = e - p * C;
+    uint8_t *b = planes + (l * C + c) * pitch + p;
+    b[0] = (uint8_t)v;
+    if constexpr (sizeof(Tin) == 2)
+        b[S * pitch] = (uint8_t)(v >> 8);
+}
+
+// The 16 bytes at samples E k .. E k + E - 1 of staged line l into the planes
+// (E = 16 / sizeof(Tin)); byte permutes where C divides the word.
+template <typename Tin, int C>
+__device__ __forceinline__ void mma_put16(uint8_t *planes, int pitch, int l, int k, uint4 v)
+{
+    constexpr int S = MMA_LINES<Tin, C> * C, E = 16 / sizeof(Tin);
+    if constexpr (sizeof(Tin) == 1 && C == 1) {
+        *(uint4 *)(planes + l * pitch + 16 * k) = v;
+    } else if constexpr (sizeof(Tin) == 1 && C == 4) { // 4 pixels: a 4 x 4 byte transpose
+        const uint32_t t0 = __byte_perm(v.x, v.y, 0x5140), t1 = __byte_perm(v.z, v.w, 0x5140);
+        const uint32_t t2 = __byte_perm(v.x, v.y, 0x7362), t3 = __byte_perm(v.z, v.w, 0x7362);
+        uint8_t *b = planes + l * 4 * pitch + 4 * k;
+        *(uint32_t *)b = __byte_perm(t0, t1, 0x5410);
+        *(uint32_t *)(b + pitch) = __byte_perm(t0, t1, 0x7632);
+        *(uint32_t *)(b + 2 * pitch) = __byte_perm(t2, t3, 0x5410);
+        *(uint32_t *)(b + 3 * pitch) = __byte_perm(t2, t3, 0x7632);
+    } else if constexpr (sizeof(Tin) == 2 && C == 4) { // 2 pixels: each channel's low bytes, its high bytes
+        uint8_t *b = planes + l * 4 * pitch + 2 * k, *h = b + S * pitch;
+        const uint32_t p0[2] = {v.x, v.y}, p1[2] = {v.z, v.w}; // channels 0-1, 2-3 of pixel 0, of pixel 1
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            const uint32_t at = (c % 2) * 2; // channel c's low byte in its word
+            *(uint16_t *)(b + c * pitch) = (uint16_t)__byte_perm(p0[c / 2], p1[c / 2], 0x40 + at * 0x11);
+            *(uint16_t *)(h + c * pitch) = (uint16_t)__byte_perm(p0[c / 2], p1[c / 2], 0x51 + at * 0x11);
+        }
+    } else if constexpr (sizeof(Tin) == 2 && C == 1) { // 8 pixels: their low bytes, their high bytes
+        uint8_t *b = planes + l * pitch + 8 * k;
+        *(uint2 *)b = make_uint2(__byte_perm(v.x, v.y, 0x6420), __byte_perm(v.z, v.w, 0x6420));
+        *(uint2 *)(b + S * pitch) = make_uint2(__byte_perm(v.x, v.y, 0x7531), __byte_perm(v.z, v.w, 0x7531));
+    } else {
+        const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            mma_put<Tin, C>(planes, pitch, l, E * k + i,
+                            sizeof(Tin) == 1 ? w[i / 4] >> 8 * (i % 4) & 0xff : w[i / 2] >> 16 * (i % 2) & 0xffff);
+    }
+}
+
+// Chunk k of staged line l where it crosses the border (or the line is past
+// the image), sample by sample; out of line, as the rare case.
+template <typename Tin, int C>
+__device__ __noinline__ void mma_put_border(uint8_t *planes, int pitch, const Tin *in, long line, int nrows, int ncols,
+                                            int r0, int xs, int l, int k, int border)
+{
+    constexpr int E = 16 / sizeof(Tin);
+    for (int i = 0; i < E; i++) {
+        const int e = k * E + i, p = e / C;
+        const long sx = gf_border_index((long)xs + p, ncols, border);
+        mma_put<Tin, C>(planes, pitch, l, e,
+                        r0 + l < nrows && sx >= 0 ? in[(size_t)(r0 + l) * line + sx * C + e - p * C] : 0);
+    }
+}
+
+template <typename Tin, int C, int NK>
+__global__ void __launch_bounds__(MMA_THREADS)
+    blur_mma(const Tin *__restrict__ in, typename mma_io<Tin>::out *__restrict__ out, int nrows, int ncols, int tiles,
+             int ntiles, const uint32_t *__restrict__ taps, int R, int border)
+{
+#if __CUDA_ARCH__ >= 800
+    using Tout = typename mma_io<Tin>::out;
+    using G = mma_geom<Tin, C, NK>;
+    constexpr int RB = MMA_LINES<Tin, C>, S = RB * C, E = 16 / sizeof(Tin);
+    constexpr int CPL = G::WIDTH * C / E, CHUNKS = G::CHUNKS;
+    static_assert(CHUNKS == RB * CPL, "chunks");
+    extern __shared__ __align__(16) uint8_t smem_mma[];
+    uint8_t *raw = smem_mma, *planes = smem_mma + G::RAW, *ostage = planes + G::PLANES;
+    const int lh = (R + 15) & ~15, r8 = (R + 7) & ~7;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, tig = lane % 4;
+    const long line = (long)ncols * C;
+
+    // The staged span of a tile: lines r0 .. r0 + RB - 1, pixels x0 - lh ..
+    // x0 - lh + WIDTH - 1, in CHUNKS chunks of 16 bytes.  Chunks inside the
+    // image are copied whole into raw (cp.async, a tile ahead), each by the
+    // thread that later spreads it into the planes; chunks across the
+    // border, and lines past the image, go sample by sample.
+    struct span {
+        int x0, r0;
+        long s0;
+    };
+    const auto span_of = [&](int t) {
+        const int x0 = t % tiles * MMA_X, r0 = t / tiles * RB;
+        return span{x0, r0, (long)(x0 - lh) * C};
+    };
+    const auto whole = [&](const span &sp, int q, const Tin **src) {
+        const int l = q / CPL;
+        const long s = sp.s0 + (long)(q - l * CPL) * E;
+        *src = in + (size_t)(sp.r0 + l) * line + s;
+        return sp.r0 + l < nrows && s >= 0 && s + E <= line;
+    };
+    const auto prefetch = [&](const span &sp) {
+        for (int q = threadIdx.x; q < CHUNKS; q += MMA_THREADS) {
+            const Tin *src;
+            if (whole(sp, q, &src))
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                 (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
+                             "l"(src));
+        }
+        asm volatile("cp.async.commit_group;");
+    };
+    const auto stage = [&](const span &sp) {
+        asm volatile("cp.async.wait_all;" ::: "memory");
+        for (int q = threadIdx.x; q < CHUNKS; q += MMA_THREADS) {
+            const int l = q / CPL, k = q - l * CPL;
+            const Tin *src;
+            if (whole(sp, q, &src))
+                mma_put16<Tin, C>(planes, G::PITCH, l, k, *(const uint4 *)(raw + 16 * q));
+            else
+                mma_put_border<Tin, C>(planes, G::PITCH, in, line, nrows, ncols, sp.r0, sp.x0 - lh, l, k, border);
+        }
+    };
+
+    int t = blockIdx.x;
+    if (t < ntiles)
+        prefetch(span_of(t));
+
+    // A: the taps' high and low bytes, in the k order of the loads.
+    uint32_t ah[NK][4], al[NK][4];
+#pragma unroll
+    for (int j = 0; j < NK; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t h = 0, lo = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int m = g + (r & 1) * 8, k = 8 * tig + (r & 2) * 2 + i;
+                const int d = abs(32 * j + k - r8 - m);
+                const uint32_t q = d <= R ? taps[d] : 0u;
+                h |= (q >> 8) << 8 * i;
+                lo |= (q & 0xff) << 8 * i;
+            }
+            ah[j][r] = h;
+            al[j][r] = lo;
+        }
+
+    // Persistent: while one tile is computed and stored, the next one's loads are in flight.
+    for (; t < ntiles; t += gridDim.x) {
+        const span sp = span_of(t);
+        stage(sp);
+        __syncthreads(); // planes full, raw free; the last tile's ostage read out
+        if (t + (int)gridDim.x < ntiles)
+            prefetch(span_of(t + gridDim.x));
+
+        const int xm = warp * 16;
+        const uint8_t *bl = planes + g * G::PITCH + xm + lh - r8 + 8 * tig;
+#pragma unroll 2
+        for (int nt = 0; nt < S / 8; nt++) {
+            const uint8_t *b = bl + nt * 8 * G::PITCH;
+            uint32_t d0[4] = {0, 0, 0, 0}, d1[4] = {0, 0, 0, 0}, d2[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int j = 0; j < NK; j++) {
+                const uint2 lo = *(const uint2 *)(b + 32 * j);
+                if constexpr (sizeof(Tin) == 1) {
+                    mma_u8(d0, ah[j], lo);
+                    mma_u8(d1, al[j], lo);
+                } else {
+                    const uint2 hi = *(const uint2 *)(b + S * G::PITCH + 32 * j);
+                    mma_u8(d0, ah[j], hi);
+                    mma_u8(d1, ah[j], lo);
+                    mma_u8(d1, al[j], hi);
+                    mma_u8(d2, al[j], lo);
+                }
+            }
+            // D[m][n]: d[0], d[1] at m = g, n = 2 tig, 2 tig + 1; d[2], d[3] at m = g + 8
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                uint8_t *o = ostage + (xm + g + 8 * h) * G::OPITCH + (nt * 8 + 2 * tig) * (int)sizeof(Tout);
+                uint32_t r[2];
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    const int k = 2 * h + i;
+                    if constexpr (sizeof(Tin) == 1) { // sum / 2^8: at most 255 << 8
+                        r[i] = ((uint32_t)d0[k] * 256 + (uint32_t)d1[k] + (1u << (GF_BLUR_SHIFT1(8) - 1))) >>
+                               GF_BLUR_SHIFT1(8);
+                    } else { // sum / 2^24, the sum below 2^32 (taps sum to 2^16, samples at most 255 << 8)
+                        const uint32_t sum = ((uint32_t)d0[k] << 16) + ((uint32_t)d1[k] << 8) + (uint32_t)d2[k];
+                        r[i] = min((sum + (1u << (GF_BLUR_SHIFT2(8) - 1))) >> GF_BLUR_SHIFT2(8), 255u);
+                    }
+                }
+                if constexpr (sizeof(Tout) == 2)
+                    *(uint32_t *)o = r[0] | r[1] << 16;
+                else
+                    *(uint16_t *)o = (uint16_t)(r[0] | r[1] << 8);
+            }
+        }
+        __syncthreads(); // ostage full; planes free for the next tile
+
+        // Output line x0 + xl holds samples r0 C .. of the transposed image.
+        const int xn = min(MMA_X, ncols - sp.x0), n = min(RB, nrows - sp.r0) * C;
+        const size_t oline = (size_t)nrows * C;
+        Tout *dst = out + (size_t)sp.x0 * oline + (size_t)sp.r0 * C;
+        if (n == S) {
+            constexpr int V = S * (int)sizeof(Tout) / 16;
+            for (int q = threadIdx.x; q < xn * V; q += MMA_THREADS) {
+                const int xl = q / V, k = q - xl * V;
+                const uint4 w = *(const uint4 *)(ostage + xl * G::OPITCH + 16 * k);
+                *(uint4 *)(dst + xl * oline + k * (16 / sizeof(Tout))) = w;
+            }
+        } else {
+            for (int q = threadIdx.x; q < xn * n; q += MMA_THREADS) {
+                const int xl = q / n, k = q - xl * n;
+                dst[xl * oline + k] = ((const Tout *)(ostage + xl * G::OPITCH))[k];
+            }
+        }
+    }
+#endif
+}
+
+// Whether this build's blur_mma runs on the current device (compiled for sm_80 or later).
+static bool mma_available()
+{
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, blur_mma<uint8_t, 1, 1>) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.ptxVersion >= 80 && a.binaryVersion >= 80;
+}
+
+// Both passes through blur_mma; *ran false (nothing launched) where their shared memory does not fit.
+template <int C, int NK>
+static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, int W, int H, const uint32_t *taps,
+                              int R, int border, cudaStream_t st, bool *ran)
+{
+    constexpr int B1 = mma_geom<uint8_t, C, NK>::BYTES, B2 = mma_geom<uint16_t, C, NK>::BYTES;
+    *ran = gf_fit_smem(blur_mma<uint8_t, C, NK>, B1) && gf_fit_smem(blur_mma<uint16_t, C, NK>, B2);
+    if (!*ran)
+        return cudaSuccess;
+    const int tx1 = (int)gf_blocks(W, MMA_X), tx2 = (int)gf_blocks(H, MMA_X);
+    const int n1 = tx1 * (int)gf_blocks(H, MMA_LINES<uint8_t, C>), n2 = tx2 * (int)gf_blocks(W, MMA_LINES<uint16_t, C>);
+    int dev = 0, sms = 0, per1 = 0, per2 = 0;
+    cudaError_t e;
+    if ((e = cudaGetDevice(&dev)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per1, blur_mma<uint8_t, C, NK>, MMA_THREADS, B1)) ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per2, blur_mma<uint16_t, C, NK>, MMA_THREADS, B2)))
+        return e;
+    blur_mma<uint8_t, C, NK><<<min(n1, sms * max(per1, 1)), MMA_THREADS, B1, st>>>(src, mid, H, W, tx1, n1, taps, R,
+                                                                                  border);
+    GF_LAUNCH_CHECK();
+    blur_mma<uint16_t, C, NK><<<min(n2, sms * max(per2, 1)), MMA_THREADS, B2, st>>>(mid, dst, W, H, tx2, n2, taps, R,
+                                                                                   border);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
+// Calls f.template operator()<V>() for the v in V..MAX that equals n.
+template <int V, int MAX, typename F> static cudaError_t with_int(int n, F &&f)
+{
+    if constexpr (V > MAX)
+        return cudaErrorInvalidValue; // not reached: the caller checks n
     else
-        return R == RR ? f.template operator()<RR>() : with_radius<RR + 1>(R, f);
+        return n == V ? f.template operator()<V>() : with_int<V + 1, MAX>(n, f);
 }
 
 } // namespace
@@ -247,7 +569,7 @@ extern "C" size_t gf_blur_scratch_bytes(const gf_image *in)
 }
 
 extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps,
-                                      int R, int border, int variant, cudaStream_t st)
+                                      uint32_t centre_tap, int R, int border, int variant, cudaStream_t st)
 {
     const int W = in->width, H = in->height, d = in->depth;
     const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
@@ -258,8 +580,23 @@ extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *s
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
         const size_t n = gf_samples(in);
+        if constexpr (sizeof(T) == 1) {
+            // the tensor-core passes: every tap below 2^16 (two bytes; only the
+            // centre one can reach it), lines of whole 16-byte words in both
+            // passes (W * C bytes, H * C 16-bit samples)
+            const int NK = mma_windows(R);
+            if (variant != GF_KERNEL_NAIVE && centre_tap < 65536 && (W * C) % 16 == 0 && (H * C) % 8 == 0 &&
+                NK <= MMA_NK && ((uintptr_t)src | (uintptr_t)dst | (uintptr_t)mid) % 16 == 0 && mma_available()) {
+                bool ran = false;
+                const cudaError_t e = with_int<1, MMA_NK>(NK, [&]<int K>() -> cudaError_t {
+                    return launch_mma<C, K>(src, mid, dst, W, H, d_taps, R, border, st, &ran);
+                });
+                if (e != cudaSuccess || ran)
+                    return e;
+            }
+        }
         if (sizeof(T) == 1 && variant != GF_KERNEL_NAIVE && R >= 1 && R <= REG_R && (W * C) % 2 == 0)
-            return with_radius<1>(R, [&]<int RR>() -> cudaError_t {
+            return with_int<1, REG_R>(R, [&]<int RR>() -> cudaError_t {
                 constexpr int TILE = RTHREADS / C * RK;
                 const unsigned tiles = gf_blocks(W, TILE);
                 blur_rows_reg<C, RR><<<tiles * H, RTHREADS, 0, st>>>((const uint8_t *)src, (uint16_t *)mid, W,

@@ -25,8 +25,9 @@ size_t gf_blur_scratch_bytes(const gf_image *in);
 size_t gf_box_scratch_bytes(const gf_image *in, int radius);
 size_t gf_equalize_scratch_bytes(const gf_image *in);
 
-cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps, int radius,
-                           int border, int variant, cudaStream_t s);
+/* centre_tap = taps[0] picks the kernels (the others, counted twice, are at most half the sum) */
+cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps,
+                           uint32_t centre_tap, int radius, int border, int variant, cudaStream_t s);
 cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *scratch, int radius, int border, int variant,
                           cudaStream_t s);
 cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, int kernel4, int border, int variant,

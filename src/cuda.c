@@ -246,7 +246,7 @@ gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_ima
         cudaError_t e = cudaMemcpyAsync(cu->taps, q, tap_bytes, cudaMemcpyHostToDevice, cu->stream);
         /* pageable source: the copy has been staged when the call returns, q may go */
         st = e != cudaSuccess ? fail(e, "cudaMemcpyAsync(taps)")
-                              : launched(gf_blur_launch(in, out, cu->scratch, cu->taps, s->radius, s->border,
+                              : launched(gf_blur_launch(in, out, cu->scratch, cu->taps, q[0], s->radius, s->border,
                                                         GF_KERNEL_TILED, cu->stream),
                                          "blur kernels");
     }

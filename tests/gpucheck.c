@@ -29,6 +29,8 @@ static gf_cuda *cu;
 static long cases, samples, mismatches;
 static char tmpdir[64];
 
+static int fill_max; /* every sample at the maximum (the largest sums) */
+
 static void fill(gf_image *img, int smooth)
 {
     unsigned max = gf_maxval(img->depth);
@@ -36,7 +38,8 @@ static void fill(gf_image *img, int smooth)
         for (int x = 0; x < img->width; x++)
             for (int c = 0; c < img->channels; c++)
                 gf_image_set(img, x, y, c,
-                             smooth ? (unsigned)(max * (0.5 + 0.5 * sin(0.05 * x + c) * cos(0.07 * y)))
+                             fill_max ? max
+                             : smooth ? (unsigned)(max * (0.5 + 0.5 * sin(0.05 * x + c) * cos(0.07 * y)))
                                     : next() % (max + 1));
 }
 
@@ -197,6 +200,21 @@ int main(int argc, char **argv)
                     check(chains[(c + d) % 4], w, h, c, d, (gf_border)(c % 4), 1);
             }
     }
+    /* the tensor-core blur (8-bit, W a multiple of 16, H of 8): radii at every
+     * window count, 1 to 10, and past it (153); a centre tap of 2^16 (sigma
+     * 0.2), which it leaves to the other kernels; partial tiles both ways */
+    static const int mma_sizes[][2] = {{16, 8}, {128, 48}, {272, 40}, {48, 136}};
+    static const char *const mma_blurs[] = {"-blur 0.2",  "-blur 1",     "-blur 8x3",     "-blur 9x3",
+                                            "-blur 24x8", "-blur 25x8",  "-blur 60x20",   "-blur 100x30",
+                                            "-blur 152x50", "-blur 153x50"};
+    for (int si = 0; si < (quick ? 2 : 4); si++)
+        for (int c = 1; c <= 4; c++)
+            for (int i = 0; i < 10; i++)
+                check(mma_blurs[i], mma_sizes[si][0], mma_sizes[si][1], c, 8, (gf_border)((i + c + si) % 4), 0);
+    fill_max = 1;
+    for (int c = 1; c <= 4; c++)
+        check(mma_blurs[c % 2 ? 1 : 7], 128, 48, c, 8, GF_BORDER_CLAMP, 0);
+    fill_max = 0;
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
