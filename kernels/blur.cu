@@ -346,6 +346,46 @@ __device__ __forceinline__ void mma_put16(uint8_t *planes, int pitch, int l, int
     }
 }
 
+// Bytes i0..i3 of the words w, as one word (indices known at compile time: 3 byte permutes).
+template <int N>
+__device__ __forceinline__ uint32_t mma_pick4(const uint32_t (&w)[N], int i0, int i1, int i2, int i3)
+{
+    const uint32_t t0 = __byte_perm(w[i0 / 4], w[i1 / 4], i0 % 4 | (4 + i1 % 4) << 4);
+    const uint32_t t1 = __byte_perm(w[i2 / 4], w[i3 / 4], i2 % 4 | (4 + i3 % 4) << 4);
+    return __byte_perm(t0, t1, 0x5410);
+}
+
+// Three channels: the 48 bytes of group g (three chunks) of staged line l,
+// 16 pixels of 8 bits or 8 of 16, into the planes, a 16- or 8-byte store per plane.
+template <typename Tin>
+__device__ __forceinline__ void mma_put48(uint8_t *planes, int pitch, int l, int g, const uint8_t *src)
+{
+    constexpr int S = MMA_LINES<Tin, 3> * 3;
+    const uint4 a = ((const uint4 *)src)[0], b = ((const uint4 *)src)[1], c = ((const uint4 *)src)[2];
+    const uint32_t w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+#pragma unroll
+    for (int ch = 0; ch < 3; ch++) {
+        uint8_t *dst = planes + (l * 3 + ch) * pitch;
+        if constexpr (sizeof(Tin) == 1) { // byte 3p + ch of pixel p
+            uint32_t o[4];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                o[j] = mma_pick4(w, 12 * j + ch, 12 * j + 3 + ch, 12 * j + 6 + ch, 12 * j + 9 + ch);
+            *(uint4 *)(dst + 16 * g) = make_uint4(o[0], o[1], o[2], o[3]);
+        } else { // bytes 6p + 2ch (low) and 6p + 2ch + 1 (high) of pixel p
+            uint32_t lo[2], hi[2];
+#pragma unroll
+            for (int j = 0; j < 2; j++) {
+                const int b0 = 24 * j + 2 * ch;
+                lo[j] = mma_pick4(w, b0, b0 + 6, b0 + 12, b0 + 18);
+                hi[j] = mma_pick4(w, b0 + 1, b0 + 7, b0 + 13, b0 + 19);
+            }
+            *(uint2 *)(dst + 8 * g) = make_uint2(lo[0], lo[1]);
+            *(uint2 *)(dst + S * pitch + 8 * g) = make_uint2(hi[0], hi[1]);
+        }
+    }
+}
+
 // Chunk k of staged line l where it crosses the border (or the line is past
 // the image), sample by sample; out of line, as the rare case.
 template <typename Tin, int C>
@@ -381,8 +421,9 @@ __global__ void __launch_bounds__(MMA_THREADS)
     // The staged span of a tile: lines r0 .. r0 + RB - 1, pixels x0 - lh ..
     // x0 - lh + WIDTH - 1, in CHUNKS chunks of 16 bytes.  Chunks inside the
     // image are copied whole into raw (cp.async, a tile ahead), each by the
-    // thread that later spreads it into the planes; chunks across the
-    // border, and lines past the image, go sample by sample.
+    // thread that later spreads it into the planes (three channels: a thread
+    // spreads three neighbouring chunks, whole pixels, after a barrier);
+    // chunks across the border, and lines past the image, go sample by sample.
     struct span {
         int x0, r0;
         long s0;
@@ -407,15 +448,31 @@ __global__ void __launch_bounds__(MMA_THREADS)
         }
         asm volatile("cp.async.commit_group;");
     };
+    const auto put = [&](const span &sp, int q) {
+        const int l = q / CPL, k = q - l * CPL;
+        const Tin *src;
+        if (whole(sp, q, &src))
+            mma_put16<Tin, C>(planes, G::PITCH, l, k, *(const uint4 *)(raw + 16 * q));
+        else
+            mma_put_border<Tin, C>(planes, G::PITCH, in, line, nrows, ncols, sp.r0, sp.x0 - lh, l, k, border);
+    };
     const auto stage = [&](const span &sp) {
         asm volatile("cp.async.wait_all;" ::: "memory");
-        for (int q = threadIdx.x; q < CHUNKS; q += MMA_THREADS) {
-            const int l = q / CPL, k = q - l * CPL;
-            const Tin *src;
-            if (whole(sp, q, &src))
-                mma_put16<Tin, C>(planes, G::PITCH, l, k, *(const uint4 *)(raw + 16 * q));
-            else
-                mma_put_border<Tin, C>(planes, G::PITCH, in, line, nrows, ncols, sp.r0, sp.x0 - lh, l, k, border);
+        if constexpr (C == 3) { // three chunks (whole pixels) per thread; a line is whole groups of three
+            static_assert(CPL % 3 == 0, "groups");
+            __syncthreads(); // the three came by three threads
+            for (int q3 = threadIdx.x; q3 < CHUNKS / 3; q3 += MMA_THREADS) {
+                const int q = 3 * q3, l = q / CPL;
+                const Tin *src;
+                if (whole(sp, q, &src) && whole(sp, q + 2, &src)) // then the middle one too
+                    mma_put48<Tin>(planes, G::PITCH, l, (q - l * CPL) / 3, raw + 16 * q);
+                else
+                    for (int i = 0; i < 3; i++)
+                        put(sp, q + i);
+            }
+        } else {
+            for (int q = threadIdx.x; q < CHUNKS; q += MMA_THREADS)
+                put(sp, q);
         }
     };
 
