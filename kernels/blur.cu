@@ -262,9 +262,10 @@ template <typename Tin> struct mma_io;
 template <> struct mma_io<uint8_t> { using out = uint16_t; static constexpr int planes = 1; };
 template <> struct mma_io<uint16_t> { using out = uint8_t; static constexpr int planes = 2; };
 
-// Lines per block: S = RB * C streams, a multiple of an mma's 8; pass 2
+// Lines per block (RB), and streams S = RB * C, a multiple of an mma's 8; pass 2
 // (16-bit lines, twice the bytes) takes half as many.
 template <typename Tin, int C> constexpr int MMA_LINES = (C == 3 ? 32 : 128 / C) / (int)sizeof(Tin);
+template <typename Tin, int C> constexpr int MMA_STREAMS = MMA_LINES<Tin, C> * C;
 
 // Windows of 32 that cover 16 outputs: each starts r8 before its first output.
 static inline int mma_windows(int R)
@@ -277,7 +278,7 @@ static inline int mma_windows(int R)
 // loads), the staged line lh = R rounded up to 16 before x0 (16-byte global
 // loads); lh - r8 is 0 or 8, so WIDTH pixels cover every window at every R.
 template <typename Tin, int C, int NK> struct mma_geom {
-    static constexpr int S = MMA_LINES<Tin, C> * C;                      // streams
+    static constexpr int S = MMA_STREAMS<Tin, C>;                     // streams
     static constexpr int WIDTH = MMA_X + 32 * NK;                        // staged pixels per line
     static constexpr int CHUNKS = S * WIDTH * (int)sizeof(Tin) / 16;     // 16-byte loads per tile
     static constexpr int RAW = CHUNKS * 16;                              // the next tile, as loaded
@@ -300,7 +301,7 @@ __device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4],
 template <typename Tin, int C>
 __device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e, uint32_t v)
 {
-    constexpr int S = MMA_LINES<Tin, C> * C;
+    constexpr int S = MMA_STREAMS<Tin, C>;
     const int p = e / C, c = e - p * C;
     uint8_t *b = planes + (l * C + c) * pitch + p;
     b[0] = (uint8_t)v;
@@ -313,7 +314,7 @@ __device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e
 template <typename Tin, int C>
 __device__ __forceinline__ void mma_put16(uint8_t *planes, int pitch, int l, int k, uint4 v)
 {
-    constexpr int S = MMA_LINES<Tin, C> * C, E = 16 / sizeof(Tin);
+    constexpr int S = MMA_STREAMS<Tin, C>, E = 16 / sizeof(Tin);
     if constexpr (sizeof(Tin) == 1 && C == 1) {
         *(uint4 *)(planes + l * pitch + 16 * k) = v;
     } else if constexpr (sizeof(Tin) == 1 && C == 4) { // 4 pixels: a 4 x 4 byte transpose
@@ -360,7 +361,7 @@ __device__ __forceinline__ uint32_t mma_pick4(const uint32_t (&w)[N], int i0, in
 template <typename Tin>
 __device__ __forceinline__ void mma_put48(uint8_t *planes, int pitch, int l, int g, const uint8_t *src)
 {
-    constexpr int S = MMA_LINES<Tin, 3> * 3;
+    constexpr int S = MMA_STREAMS<Tin, 3>;
     const uint4 a = ((const uint4 *)src)[0], b = ((const uint4 *)src)[1], c = ((const uint4 *)src)[2];
     const uint32_t w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
 #pragma unroll
@@ -409,7 +410,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
 #if __CUDA_ARCH__ >= 800
     using Tout = typename mma_io<Tin>::out;
     using G = mma_geom<Tin, C, NK>;
-    constexpr int RB = MMA_LINES<Tin, C>, S = RB * C, E = 16 / sizeof(Tin);
+    constexpr int RB = MMA_LINES<Tin, C>, S = MMA_STREAMS<Tin, C>, E = 16 / sizeof(Tin);
     constexpr int CPL = G::WIDTH * C / E, CHUNKS = G::CHUNKS;
     static_assert(CHUNKS == RB * CPL, "chunks");
     extern __shared__ __align__(16) uint8_t smem_mma[];
