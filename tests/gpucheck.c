@@ -30,6 +30,7 @@ static long cases, samples, mismatches;
 static char tmpdir[64];
 
 static int fill_max; /* every sample at the maximum (the largest sums) */
+static int hist_bins; /* -bins for -histogram steps (0: the default) */
 
 static void fill(gf_image *img, int smooth)
 {
@@ -55,6 +56,7 @@ static int parse_chain(const char *chain, gf_border border, gf_step *steps, char
         memset(s, 0, sizeof *s);
         s->op = gf_op_find(tok + 1);
         s->border = border;
+        s->bins = hist_bins;
         if (!s->op) {
             fprintf(stderr, "gpucheck: bad op %s\n", tok);
             exit(2);
@@ -212,9 +214,18 @@ int main(int argc, char **argv)
             for (int i = 0; i < 10; i++)
                 check(mma_blurs[i], mma_sizes[si][0], mma_sizes[si][1], c, 8, (gf_border)((i + c + si) % 4), 0);
     fill_max = 1;
-    for (int c = 1; c <= 4; c++)
+    for (int c = 1; c <= 4; c++) {
         check(mma_blurs[c % 2 ? 1 : 7], 128, 48, c, 8, GF_BORDER_CLAMP, 0);
+        /* every sample in one bin, the high half of the 8-bit kernel's 16-bit counter pairs */
+        check("-histogram", 2048, 1031, c, 8, GF_BORDER_CLAMP, 0);
+    }
     fill_max = 0;
+    /* fewer bins than levels (8-bit: shifted samples), and a tail of samples after the last 16-byte word */
+    hist_bins = 16;
+    for (int c = 1; c <= 4; c++)
+        for (int d = 8; d <= 16; d += 8)
+            check("-histogram", 131, 67, c, d, GF_BORDER_CLAMP, 0);
+    hist_bins = 0;
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
