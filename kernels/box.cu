@@ -424,7 +424,7 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // box_div's multiply-shift.
 //
 // Measured on the H200 (8192^2, against the two passes): RGBA8 r = 5, 15, 50
-// 0.47, 0.57, 0.68 ms against 0.59, 0.64, 0.85; but gray8 0.27, 0.30, 0.42
+// 0.46, 0.57, 0.58 ms against 0.59, 0.64, 0.85; but gray8 0.27, 0.30, 0.42
 // against 0.26, 0.29, 0.34, so 1 channel keeps the two passes (2 channels
 // were not measured and keep them too).  A warp-per-strip variant without
 // block barriers (2 words per lane) ran slower: 0.57, 0.61, 1.25 ms.
@@ -469,10 +469,20 @@ __device__ __forceinline__ void box_slide(uint32_t (&vE)[4], uint32_t (&vO)[4], 
     }
 }
 
+// Sample 4j + q of a word held as vE[j], vO[j].
+__device__ __forceinline__ uint32_t box_sample(const uint32_t (&vE)[4], const uint32_t (&vO)[4], int j, int q)
+{
+    const uint32_t x = q % 2 ? vO[j] : vE[j];
+    return q < 2 ? x & 0xffff : x >> 16;
+}
+
+#ifndef GF_BOXMIN
+#define GF_BOXMIN 4 // blocks per SM: 64 registers (with 3, 80: r=50 0.68 ms against 0.58)
+#endif
 template <int C>
-__global__ void __launch_bounds__(FT, 3) box_fused(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W,
-                                                   int H, int words, int R, int hw, int ow, int rows, int border,
-                                                   uint32_t half, box_div div)
+__global__ void __launch_bounds__(FT, GF_BOXMIN)
+    box_fused(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw, int ow,
+              int rows, int border, uint32_t half, box_div div)
 {
     __shared__ uint32_t s_pre[2][FPAD + C]; // exclusive prefix of sample s at s + s / 16; the totals at FPAD + c
     __shared__ uint32_t s_warp[FT / 32][C];
@@ -489,33 +499,30 @@ __global__ void __launch_bounds__(FT, 3) box_fused(const uint8_t *__restrict__ i
         add = box_fetch<C>(in, gf_border_index((long)y0 + R + 1, H, border), k, words, W, border);
         sub = box_fetch<C>(in, gf_border_index((long)y0 - R, H, border), k, words, W, border);
     }
-    const int dlo = R * C, dhi = (R + 1) * C; // sample s sums prefixes s + dhi minus s - dlo
+    // Output sample 16 t + i reads the prefixes at 16 t + i + (R + 1) C and at
+    // 16 t + i - R C, whose words (s + s / 16) are ph[i] and pl[i], one further
+    // from i = 16 - rh (16 - rl) on.
+    const int dhi = (R + 1) * C, al = (R * C + 15) / 16, rh = dhi % 16, rl = 16 * al - R * C;
+    const int fh = 17 * (t + dhi / 16) + rh, fl = 17 * (t - al) + rl; // ph, pl as offsets into a buffer
     for (int y = y0, buf = 0; y < y1; y++, buf ^= 1) {
-        uint32_t val[16], run[C] = {};
+        uint32_t base[C] = {};
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            val[4 * j] = vE[j] & 0xffff, val[4 * j + 1] = vO[j] & 0xffff;
-            val[4 * j + 2] = vE[j] >> 16, val[4 * j + 3] = vO[j] >> 16;
-        }
+        for (int j = 0; j < 4; j++) // the thread's totals per channel (a word starts at channel 0)
 #pragma unroll
-        for (int i = 0; i < 16; i++) { // exclusive prefix within the thread, per channel
-            const uint32_t x = val[i];
-            val[i] = run[i % C];
-            run[i % C] += x;
-        }
-        uint32_t base[C];
+            for (int q = 0; q < 4; q++)
+                base[q % C] += box_sample(vE, vO, j, q);
 #pragma unroll
-        for (int c = 0; c < C; c++) { // inclusive scan of the threads' totals across the warp
-            uint32_t x = run[c];
+        for (int c = 0; c < C; c++) { // exclusive scan of the threads' totals across the warp
+            uint32_t x = base[c];
 #pragma unroll
             for (int d = 1; d < 32; d *= 2) {
                 const uint32_t u = __shfl_up_sync(0xffffffffu, x, d);
                 if (lane >= d)
                     x += u;
             }
-            base[c] = x - run[c];
             if (lane == 31)
                 s_warp[warp][c] = x;
+            base[c] = x - base[c];
         }
         __syncthreads();
         for (int w = 0; w < warp; w++)
@@ -524,19 +531,23 @@ __global__ void __launch_bounds__(FT, 3) box_fused(const uint8_t *__restrict__ i
                 base[c] += s_warp[w][c];
         uint32_t *pre = s_pre[buf];
 #pragma unroll
-        for (int i = 0; i < 16; i++)
-            pre[17 * t + i] = base[i % C] + val[i];
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                pre[17 * t + 4 * j + q] = base[q % C];
+                base[q % C] += box_sample(vE, vO, j, q);
+            }
         if (t == FT - 1)
 #pragma unroll
             for (int c = 0; c < C; c++)
-                pre[FPAD + c] = base[c] + run[c];
+                pre[FPAD + c] = base[c];
         __syncthreads();
         if (writes) {
+            const uint32_t *ph = pre + fh, *pl = pre + fl;
             uint32_t o[4] = {0, 0, 0, 0};
 #pragma unroll
             for (int i = 0; i < 16; i++) {
-                const int hi = 16 * t + i + dhi, lo = 16 * t + i - dlo;
-                const uint32_t sum = pre[hi + hi / 16] - pre[lo + lo / 16];
+                const uint32_t sum = (i >= 16 - rh ? ph + 1 : ph)[i] - (i >= 16 - rl ? pl + 1 : pl)[i];
                 o[i / 4] |= div(sum + half) << (8 * (i % 4));
             }
             ((uint4 *)(out + (size_t)y * words * 16))[k] = make_uint4(o[0], o[1], o[2], o[3]);
