@@ -595,9 +595,9 @@ static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, i
         return cudaSuccess;
     const int tx1 = (int)gf_blocks(W, MMA_X), tx2 = (int)gf_blocks(H, MMA_X);
     const int n1 = tx1 * (int)gf_blocks(H, MMA_LINES<uint8_t, C>), n2 = tx2 * (int)gf_blocks(W, MMA_LINES<uint16_t, C>);
-    int dev = 0, sms = 0, per1 = 0, per2 = 0;
+    int sms = 0, per1 = 0, per2 = 0;
     cudaError_t e;
-    if ((e = cudaGetDevice(&dev)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+    if ((e = gf_sm_count(&sms)) ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per1, blur_mma<uint8_t, C, NK>, MMA_THREADS, B1)) ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per2, blur_mma<uint16_t, C, NK>, MMA_THREADS, B2)))
         return e;

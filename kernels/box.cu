@@ -565,10 +565,9 @@ __global__ void __launch_bounds__(FT, GF_BOXMIN)
 template <int C> cudaError_t launch_fused(const gf_image *in, gf_image *out, int R, int border, cudaStream_t st)
 {
     const int words = (int)((size_t)in->width * C / 16), hw = (R * C + 15) / 16, ow = FT - 2 * hw;
-    int dev = 0, sms = 1;
-    cudaError_t e;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+    int sms = 1;
+    const cudaError_t e = gf_sm_count(&sms);
+    if (e != cudaSuccess)
         return e;
     // rows per block: enough that the first window (2R + 1 rows) costs little
     // against them, few enough for four blocks per SM

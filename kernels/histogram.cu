@@ -75,9 +75,8 @@ extern "C" cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigne
     cudaError_t e = cudaMemsetAsync(d_counts, 0, sizeof *d_counts * (size_t)in->channels * bins, st);
     if (e != cudaSuccess)
         return e;
-    int dev = 0, sms = 1;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+    int sms = 1;
+    if ((e = gf_sm_count(&sms)) != cudaSuccess)
         return e;
     const size_t pixels = (size_t)in->width * in->height;
     const size_t smem = (size_t)in->channels * bins * 4;

@@ -25,6 +25,14 @@ static inline size_t gf_samples(const gf_image *img)
     return (size_t)img->width * img->height * img->channels;
 }
 
+// The current device's number of SMs.
+static inline cudaError_t gf_sm_count(int *sms)
+{
+    int dev = 0;
+    const cudaError_t e = cudaGetDevice(&dev);
+    return e != cudaSuccess ? e : cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+}
+
 // Calls F.template operator()<T, C>() for the image's sample type and channel count.
 template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
 {
