@@ -104,8 +104,8 @@ template <int C> __device__ void expand(const raw &q, row &r)
 }
 
 // Op::word(a, b, c, j): output word j of the row of `b` (above: a, below: c).
-// The loads run WAHEAD rows in front of the arithmetic, so that a thread has
-// that many 16-byte loads in flight while it computes a row.
+// The loads run GF_WAHEAD rows in front of the arithmetic, so that a thread
+// has that many 16-byte loads in flight while it computes a row.
 #ifndef GF_WAHEAD
 #define GF_WAHEAD 2
 #endif

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
     fill_max = 1;
     for (int c = 1; c <= 4; c++) {
         check(mma_blurs[c % 2 ? 1 : 7], 128, 48, c, 8, GF_BORDER_CLAMP, 0);
-        /* every sample in one bin, the high half of the 8-bit kernel's 16-bit counter pairs */
+        /* every sample in one bin (the maximum): one counter takes every count of its channel */
         check("-histogram", 2048, 1031, c, 8, GF_BORDER_CLAMP, 0);
     }
     fill_max = 0;
