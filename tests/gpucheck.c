@@ -181,7 +181,7 @@ int main(int argc, char **argv)
                                          "-flop",       "-rotate 90",   "-rotate 180", "-rotate 270", "-equalize",
                                          "-histogram",  "-rotate 30",   "-rotate 200.5"};
     static const char *const chains[] = {"-blur 2 -laplacian -rotate 90", "-box 3 -equalize -transpose -blur 1",
-                                         "-rotate 33 -box 1 -flip -histogram", "-flop -blur 3 -rotate 270 -box 2"};
+                                         "-rotate 33 -box 1 -flip", "-flop -blur 3 -rotate 270 -box 2 -histogram"};
     int k = 0;
     for (int si = 0; si < nsizes; si++) {
         const int w = sizes[si][0], h = sizes[si][1];
