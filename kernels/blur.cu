@@ -263,9 +263,15 @@ template <> struct mma_io<uint8_t> { using out = uint16_t; static constexpr int 
 template <> struct mma_io<uint16_t> { using out = uint8_t; static constexpr int planes = 2; };
 
 // Lines per block (RB), and streams S = RB * C, a multiple of an mma's 8; pass 2
-// (16-bit lines, twice the bytes) takes half as many.
-template <typename Tin, int C> constexpr int MMA_LINES = (C == 3 ? 32 : 128 / C) / (int)sizeof(Tin);
-template <typename Tin, int C> constexpr int MMA_STREAMS = MMA_LINES<Tin, C> * C;
+// (16-bit lines, twice the bytes) takes half as many.  Three channels: 32 lines in both passes while the windows are few (NK <= 4),
+// 16 in pass 2 beyond.  Measured on an H200, 8192^2 RGB8: 32 lines in pass 2
+// took sigma 1 / 2 / 5 from 0.83 / 0.85 / 0.82 ms to 0.66 / 0.66 / 0.70 (its
+// output rows are 96 bytes, whole sectors, where 16 lines made 48), but
+// sigma 20 / 50 from 1.20 / 1.78 to 1.28 / 1.93 (the larger tiles' shared
+// memory costs blocks).
+template <typename Tin, int C, int NK>
+constexpr int MMA_LINES = C == 3 ? (sizeof(Tin) == 1 || NK <= 4 ? 32 : 16) : 128 / C / (int)sizeof(Tin);
+template <typename Tin, int C, int NK> constexpr int MMA_STREAMS = MMA_LINES<Tin, C, NK> * C;
 
 // Windows of 32 that cover 16 outputs: each starts r8 before its first output.
 static inline int mma_windows(int R)
@@ -278,7 +284,7 @@ static inline int mma_windows(int R)
 // loads), the staged line lh = R rounded up to 16 before x0 (16-byte global
 // loads); lh - r8 is 0 or 8, so WIDTH pixels cover every window at every R.
 template <typename Tin, int C, int NK> struct mma_geom {
-    static constexpr int S = MMA_STREAMS<Tin, C>;                     // streams
+    static constexpr int S = MMA_STREAMS<Tin, C, NK>;                 // streams
     static constexpr int WIDTH = MMA_X + 32 * NK;                        // staged pixels per line
     static constexpr int CHUNKS = S * WIDTH * (int)sizeof(Tin) / 16;     // 16-byte loads per tile
     static constexpr int RAW = CHUNKS * 16;                              // the next tile, as loaded
@@ -297,11 +303,10 @@ __device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 }
 
-// Sample e of staged line l, value v, into its byte plane(s).
-template <typename Tin, int C>
+// Sample e of staged line l, value v, into its byte plane(s) (S streams).
+template <typename Tin, int C, int S>
 __device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e, uint32_t v)
 {
-    constexpr int S = MMA_STREAMS<Tin, C>;
     const int p = e / C, c = e - p * C;
     uint8_t *b = planes + (l * C + c) * pitch + p;
     b[0] = (uint8_t)v;
@@ -311,10 +316,10 @@ __device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e
 
 // The 16 bytes at samples E k .. E k + E - 1 of staged line l into the planes
 // (E = 16 / sizeof(Tin)); byte permutes where C divides the word.
-template <typename Tin, int C>
+template <typename Tin, int C, int S>
 __device__ __forceinline__ void mma_put16(uint8_t *planes, int pitch, int l, int k, uint4 v)
 {
-    constexpr int S = MMA_STREAMS<Tin, C>, E = 16 / sizeof(Tin);
+    constexpr int E = 16 / sizeof(Tin);
     if constexpr (sizeof(Tin) == 1 && C == 1) {
         *(uint4 *)(planes + l * pitch + 16 * k) = v;
     } else if constexpr (sizeof(Tin) == 1 && C == 4) { // 4 pixels: a 4 x 4 byte transpose
@@ -342,7 +347,7 @@ __device__ __forceinline__ void mma_put16(uint8_t *planes, int pitch, int l, int
         const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int i = 0; i < E; i++)
-            mma_put<Tin, C>(planes, pitch, l, E * k + i,
+            mma_put<Tin, C, S>(planes, pitch, l, E * k + i,
                             sizeof(Tin) == 1 ? w[i / 4] >> 8 * (i % 4) & 0xff : w[i / 2] >> 16 * (i % 2) & 0xffff);
     }
 }
@@ -358,10 +363,9 @@ __device__ __forceinline__ uint32_t mma_pick4(const uint32_t (&w)[N], int i0, in
 
 // Three channels: the 48 bytes of group g (three chunks) of staged line l,
 // 16 pixels of 8 bits or 8 of 16, into the planes, a 16- or 8-byte store per plane.
-template <typename Tin>
+template <typename Tin, int S>
 __device__ __forceinline__ void mma_put48(uint8_t *planes, int pitch, int l, int g, const uint8_t *src)
 {
-    constexpr int S = MMA_STREAMS<Tin, 3>;
     const uint4 a = ((const uint4 *)src)[0], b = ((const uint4 *)src)[1], c = ((const uint4 *)src)[2];
     const uint32_t w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
 #pragma unroll
@@ -389,7 +393,7 @@ __device__ __forceinline__ void mma_put48(uint8_t *planes, int pitch, int l, int
 
 // Chunk k of staged line l where it crosses the border (or the line is past
 // the image), sample by sample; out of line, as the rare case.
-template <typename Tin, int C>
+template <typename Tin, int C, int S>
 __device__ __noinline__ void mma_put_border(uint8_t *planes, int pitch, const Tin *in, long line, int nrows, int ncols,
                                             int r0, int xs, int l, int k, int border)
 {
@@ -397,7 +401,7 @@ __device__ __noinline__ void mma_put_border(uint8_t *planes, int pitch, const Ti
     for (int i = 0; i < E; i++) {
         const int e = k * E + i, p = e / C;
         const long sx = gf_border_index((long)xs + p, ncols, border);
-        mma_put<Tin, C>(planes, pitch, l, e,
+        mma_put<Tin, C, S>(planes, pitch, l, e,
                         r0 + l < nrows && sx >= 0 ? in[(size_t)(r0 + l) * line + sx * C + e - p * C] : 0);
     }
 }
@@ -410,7 +414,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
 #if __CUDA_ARCH__ >= 800
     using Tout = typename mma_io<Tin>::out;
     using G = mma_geom<Tin, C, NK>;
-    constexpr int RB = MMA_LINES<Tin, C>, S = MMA_STREAMS<Tin, C>, E = 16 / sizeof(Tin);
+    constexpr int RB = MMA_LINES<Tin, C, NK>, S = MMA_STREAMS<Tin, C, NK>, E = 16 / sizeof(Tin);
     constexpr int CPL = G::WIDTH * C / E, CHUNKS = G::CHUNKS;
     static_assert(CHUNKS == RB * CPL, "chunks");
     extern __shared__ __align__(16) uint8_t smem_mma[];
@@ -453,9 +457,9 @@ __global__ void __launch_bounds__(MMA_THREADS)
         const int l = q / CPL, k = q - l * CPL;
         const Tin *src;
         if (whole(sp, q, &src))
-            mma_put16<Tin, C>(planes, G::PITCH, l, k, *(const uint4 *)(raw + 16 * q));
+            mma_put16<Tin, C, S>(planes, G::PITCH, l, k, *(const uint4 *)(raw + 16 * q));
         else
-            mma_put_border<Tin, C>(planes, G::PITCH, in, line, nrows, ncols, sp.r0, sp.x0 - lh, l, k, border);
+            mma_put_border<Tin, C, S>(planes, G::PITCH, in, line, nrows, ncols, sp.r0, sp.x0 - lh, l, k, border);
     };
     const auto stage = [&](const span &sp) {
         asm volatile("cp.async.wait_all;" ::: "memory");
@@ -466,7 +470,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
                 const int q = 3 * q3, l = q / CPL;
                 const Tin *src;
                 if (whole(sp, q, &src) && whole(sp, q + 2, &src)) // then the middle one too
-                    mma_put48<Tin>(planes, G::PITCH, l, (q - l * CPL) / 3, raw + 16 * q);
+                    mma_put48<Tin, S>(planes, G::PITCH, l, (q - l * CPL) / 3, raw + 16 * q);
                 else
                     for (int i = 0; i < 3; i++)
                         put(sp, q + i);
@@ -594,7 +598,8 @@ static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, i
     if (!*ran)
         return cudaSuccess;
     const int tx1 = (int)gf_blocks(W, MMA_X), tx2 = (int)gf_blocks(H, MMA_X);
-    const int n1 = tx1 * (int)gf_blocks(H, MMA_LINES<uint8_t, C>), n2 = tx2 * (int)gf_blocks(W, MMA_LINES<uint16_t, C>);
+    const int n1 = tx1 * (int)gf_blocks(H, MMA_LINES<uint8_t, C, NK>);
+    const int n2 = tx2 * (int)gf_blocks(W, MMA_LINES<uint16_t, C, NK>);
     int sms = 0, per1 = 0, per2 = 0;
     cudaError_t e;
     if ((e = gf_sm_count(&sms)) ||
