@@ -263,8 +263,9 @@ template <> struct mma_io<uint8_t> { using out = uint16_t; static constexpr int 
 template <> struct mma_io<uint16_t> { using out = uint8_t; static constexpr int planes = 2; };
 
 // Lines per block (RB), and streams S = RB * C, a multiple of an mma's 8; pass 2
-// (16-bit lines, twice the bytes) takes half as many.  Three channels: 32 lines in both passes while the windows are few (NK <= 4),
-// 16 in pass 2 beyond.  Measured on an H200, 8192^2 RGB8: 32 lines in pass 2
+// (16-bit lines, twice the bytes) takes half as many.  Three channels: 32
+// lines in both passes while the windows are few (NK <= 4), 16 in pass 2
+// beyond.  Measured on an H200, 8192^2 RGB8: 32 lines in pass 2
 // took sigma 1 / 2 / 5 from 0.83 / 0.85 / 0.82 ms to 0.66 / 0.66 / 0.70 (its
 // output rows are 96 bytes, whole sectors, where 16 lines made 48), but
 // sigma 20 / 50 from 1.20 / 1.78 to 1.28 / 1.93 (the larger tiles' shared

@@ -251,10 +251,11 @@ __global__ void __launch_bounds__(MTHREADS)
 // transposes that G x (4 / S) block in registers (byte permutes) and writes
 // 4 / S output chunks of G pixels, 16 bytes at a time.  Consecutive threads
 // take consecutive chunks of an output row, so every store of a warp covers
-// whole 128-byte lines.  The G rows a thread reads belong to one chunk; word
-// column wc of row a lives at wc ^ sw(chunk), a swizzle that puts the chunks
-// read by one warp in different banks (no padding, so the 16-byte stores
-// stay aligned).
+// whole 128-byte lines (RGB8: its 48-byte chunks go through load48 /
+// store48, so that a warp's global accesses are contiguous words).  The G
+// rows a thread reads belong to one chunk; word column wc of row a lives at
+// wc ^ sw(chunk), a swizzle that puts the chunks read by one warp in
+// different banks (no padding, so the 16-byte stores stay aligned).
 template <int B> struct swap16;
 template <> struct swap16<1> { static constexpr int S = 1, G = 16, TP = 128; };
 template <> struct swap16<2> { static constexpr int S = 2, G = 8, TP = 64; };
