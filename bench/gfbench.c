@@ -45,6 +45,7 @@ static uint32_t centre_tap; /* taps[0] of the sigma uploaded last */
 static unsigned long long *d_counts;
 static int runs = 25;
 static FILE *csv;
+static const char *only; /* -op: the ops whose names begin with this */
 #ifdef HAVE_NPP
 static NppStreamContext npp;
 static Npp32f *d_gauss;
@@ -243,6 +244,8 @@ static void bench_format(const char *fmt, int w, int h)
         {K_EQ, "equalize", 0, 0, -1},
     };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (only && strncmp(ops[i].name, only, strlen(only)))
+            continue;
         if (ops[i].k == K_BLUR)
             upload_taps(ops[i].arg, d);
         if (ops[i].k == K_EQ && d == 16) /* 65536-level tables: allocate on demand */
@@ -312,12 +315,15 @@ int main(int argc, char **argv)
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-f") && i + 1 < argc)
             formats = argv[++i];
+        else if (!strcmp(argv[i], "-op") && i + 1 < argc)
+            only = argv[++i];
         else if (!strcmp(argv[i], "-csv") && i + 1 < argc) {
             if (!(csv = fopen(argv[++i], "w")))
                 return 1;
             fprintf(csv, "format,op,ms,GBps,of_copy,naive_ms,tiling_gain,npp_ms,speedup_vs_npp\n");
         } else {
-            fprintf(stderr, "usage: gfbench [-s WxH] [-n RUNS] [-f rgba8,rgb8,gray8,rgba16] [-csv FILE]\n");
+            fprintf(stderr,
+                    "usage: gfbench [-s WxH] [-n RUNS] [-f rgba8,rgb8,gray8,rgba16] [-op PREFIX] [-csv FILE]\n");
             return 2;
         }
     }
