@@ -12,13 +12,16 @@
 // warp reading one 32-sample row segment (coalesced), and each thread walks
 // down its column for 8 outputs; a warp's shared reads are one row: no
 // conflicts, no padding needed.
-// 8-bit images take the tensor cores (blur_mma, below) where their lines are
-// whole 16-byte words both ways and R <= 152; other 8-bit images at radius 1
-// to 16 (sigma up to 5) take blur_rows_reg and blur_cols_reg: taps and sample
-// windows in registers.
+// 8-bit images take the tensor cores where their rows are whole 16-byte words:
+// both passes in one kernel (blur_fused, below) up to 3 windows (R <= 40),
+// else two (blur_mma) where the columns are whole words too and R <= 152;
+// other 8-bit images at radius 1 to 16 (sigma up to 5) take blur_rows_reg and
+// blur_cols_reg: taps and sample windows in registers.
 // Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
 // column pass) fall back to the global-memory kernels, which give the same
 // result: the arithmetic is integer and exact.
+#include <climits>
+
 #include "kernel_util.cuh"
 
 namespace {
@@ -578,11 +581,322 @@ __global__ void __launch_bounds__(MMA_THREADS)
 #endif
 }
 
+// ---- 8-bit images, both passes in one kernel (blur_fused), for the few
+// windows of small radii (NK <= FUSED_NK): the 16-bit intermediate stays in
+// registers, so the image is read once and written once (the two passes
+// through memory move 1.5 GiB at 8192^2 RGBA8, a 0.39 ms floor; this moves 0.5).
+//
+// A warp owns 16 columns of one channel and walks down a strip of rows.  Pass 1
+// is blur_mma's: D1[m][n] = sum_k A1[m][k] B1[k][n], m the 16 output columns,
+// k a 32-wide window of input columns, n 8 rows (a byte plane per channel and
+// row in shared memory).  Lane (g, tig) gets D1 at columns g and g + 8, rows
+// 2 tig and 2 tig + 1 of each 8; over 16 rows (a chunk: two n-tiles) that is
+// 4 rows of 2 columns.  Pass 2 runs down the columns with the same mma: B2[k][n]
+// is the intermediate at row k of a 32-row window, column n, and lane (g, tig)
+// must hold column g at 8 k-slots, 4 of which (4 tig .. 4 tig + 3) from the
+// first 16 rows, 4 (16 + 4 tig ..) from the next 16.  The order of k is free so
+// long as A2 agrees, so slot 4 tig + i takes row rho(tig, i) = 2 tig, 2 tig + 1,
+// 8 + 2 tig, 9 + 2 tig of its chunk: exactly the rows the lane made in pass 1,
+// for columns g and g + 8, the two n-tiles of pass 2.  A chunk's intermediate
+// is thus four registers per lane (low and high bytes, two columns), packed by
+// byte permutes, with no exchange between lanes.  A window of pass 2 spans two
+// chunks; NK windows cover 16 output rows and their halo (2 NK chunks, a ring
+// of registers indexed at compile time: a step is 2 NK chunks, unrolled).
+// Each step stages 32 NK new rows (cp.async, two steps ahead, into raw; spread
+// into byte planes; steps inside the image without border arithmetic), makes
+// pass 1 of its chunks and pass 2 of the 16-row outputs they complete, and
+// stores them through shared memory as 16-byte words.  The first step (s = -1)
+// stages the halo above the strip and makes no output.  Blocks are persistent
+// over the strips (XT columns by HS rows), so the taps' fragments (about 400
+// instructions a warp) are made once per block.
+// Roundings: pass 1 adds 2^7 through the low-byte product's accumulator, so
+// the intermediate is d_hi + (d_lo >> 8); pass 2 adds 2^23 through the
+// low-low product's, and the output is byte 2 of 256 d0 + d1 + (d2 >> 8) (the
+// taps sum to 2^16 and the intermediate is at most 255 << 8, so that sum is
+// below 2^24 and needs no clamp).  The integer reference's result, bit for bit.
+// Measured on an H200, 8192^2 (ms, RGBA8 / RGB8 / gray8 at sigma 2; sigma 5):
+// - loads one step ahead (two buffers): 0.588 / 0.559 / 0.169; three: 0.544 /
+//   0.412 / 0.151 (four: the same);
+// - three blocks of 8 warps per SM (80 registers) against two: 0.561 against 0.588;
+//   for NK >= 2 the cap spills, two blocks (sigma 5: 0.629 against 0.962);
+// - interior steps staged without the border arithmetic: 0.457 / 0.378 / 0.139
+//   (288 M instructions, from 420 M);
+// - four channels, 16-warp blocks (halo 1.5x the strip, not 2x): NK = 1 0.494,
+//   slower; NK = 2 sigma 5 0.625 against 0.655, faster;
+// - persistent blocks (the taps' fragments made once per block, not per strip):
+//   sigma 2 0.476 / 0.351 / 0.134, sigma 5 0.590 / 0.552 / 0.168;
+// - strips of 4 steps for NK >= 2 (8 for NK = 1): sigma 5 0.580 / 0.526 / 0.150;
+//   16 steps: slower at every sigma (0.501 / 0.402 / 0.161 at sigma 2).
+constexpr int FUSED_NK = 3, FUSED_STAGES = 3;
+static_assert(GF_BLUR_SHIFT1(8) == 8 && GF_BLUR_SHIFT2(8) == 24, "the roundings below");
+
+// Smallest plane pitch >= width whose C planes per row put the 8 rows of an
+// n-tile 32 bytes apart modulo 64 (8-byte loads of 8 rows x 4 lanes: 32
+// distinct banks per half-warp), 16-byte aligned where the spreading stores 16
+// bytes (1 and 3 channels), else 8.
+static constexpr int fused_pitch(int width, int c)
+{
+    int p = width;
+    while ((c * p) % 64 != 32 || p % (c % 2 ? 16 : 8) != 0)
+        p += 8;
+    return p;
+}
+
+template <int C, int NK> struct fused_geom {
+    static constexpr int XG = C == 4 ? (NK == 1 ? 2 : 4) : C == 3 ? 4 : 8 / C; // 16-column groups per block
+    static constexpr int WARPS = XG * C, THREADS = 32 * WARPS;      // a warp per group and channel
+    static constexpr int XT = 16 * XG;                              // output columns per block
+    static constexpr int ROWS = 32 * NK;                            // rows per step: 2 NK chunks
+    static constexpr int HS = (NK == 1 ? 8 : 4) * ROWS;             // output rows per task
+    static constexpr int WIDTH = XT + 32 * NK;                      // staged pixels per row
+    static constexpr int CPL = WIDTH * C / 16;                      // 16-byte chunks per staged row
+    static constexpr int CHUNKS = ROWS * CPL;
+    static constexpr int RAW = CHUNKS * 16;
+    static constexpr int PITCH = fused_pitch(WIDTH, C);
+    static constexpr int PLANES = ROWS * C * PITCH;
+    static constexpr int WPR = XT * C / 16;                         // 16-byte output words per row
+    static constexpr int OPITCH = XT * C + 16;
+    static constexpr int REST = PLANES + ROWS * OPITCH;
+    // buffers of loads in flight: as many as leave room for two blocks per SM (at least 2)
+    static constexpr int STAGES = (112 * 1024 - REST) / RAW < 2 ? 2
+                                  : (112 * 1024 - REST) / RAW > FUSED_STAGES ? FUSED_STAGES
+                                                                            : (112 * 1024 - REST) / RAW;
+    static constexpr int BYTES = STAGES * RAW + REST;
+    static constexpr int MINW = NK == 1 ? 24 : 16;                  // warps per SM asked of the registers
+    static constexpr int MINB = MINW / WARPS > 1 ? MINW / WARPS : 1;
+    static_assert(WIDTH % 16 == 0 && RAW % 16 == 0 && PLANES % 16 == 0, "alignment");
+};
+
+// Chunk k of staged row r, from image row sr (< 0: zeros) where it crosses the
+// border, sample by sample; out of line, as the rare case.
+template <int C>
+__device__ __noinline__ void fused_put_border(uint8_t *planes, int pitch, const uint8_t *in, long line, int W, long sr,
+                                             int xs, int r, int k, int border)
+{
+    for (int i = 0; i < 16; i++) {
+        const int e = 16 * k + i, p = e / C;
+        const long sx = gf_border_index((long)xs + p, W, border);
+        mma_put<uint8_t, C, 8>(planes, pitch, r, e, sr >= 0 && sx >= 0 ? in[sr * line + sx * C + e - p * C] : 0);
+    }
+}
+
+template <int C, int NK>
+__global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>::MINB)
+    blur_fused(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int xtiles, int ntasks,
+               const uint32_t *__restrict__ taps, int R, int border)
+{
+#if __CUDA_ARCH__ >= 800
+    using G = fused_geom<C, NK>;
+    constexpr int T = 2 * NK; // chunks per step; the chunks one output chunk's windows span
+    extern __shared__ __align__(16) uint8_t smem_fused[];
+    uint8_t *planes = smem_fused + G::STAGES * G::RAW, *ostage = planes + G::PLANES;
+    const auto raw_of = [&](int s) { return smem_fused + (s + 1) % G::STAGES * G::RAW; }; // step s's loads
+    const int lh = (R + 15) & ~15, r8 = (R + 7) & ~7;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, tig = lane % 4;
+    const int xg = warp % G::XG, c = warp / G::XG;
+    const long line = (long)W * C;
+    // The task (a strip of XT columns and HS rows) in hand, set in the task loop
+    // below: blocks are persistent, so that the taps' fragments are made once.
+    int x0 = 0, y0 = 0, rows_out = 0, nout = 0, nsteps = 0; // output chunks, steps
+    long s0 = 0;                                            // first staged sample of a row
+    bool xin = false;                                       // the staged columns inside the image
+
+    // Staged row r of step s is image row y0 - r8 + 16 (T - 1) + ROWS s + r:
+    // chunk i of step s is chunk T - 1 + T s + i of the strip, whose chunk 0
+    // starts r8 rows above y0 (the window of output chunk o starts at chunk o).
+    // A step whose rows and columns all lie inside the image (most) is staged
+    // without the border arithmetic.
+    const auto first_row = [&](int s) { return (long)y0 - r8 + 16 * (T - 1) + (long)G::ROWS * s; };
+    const auto inner = [&](int s) { return xin && first_row(s) >= 0 && first_row(s) + G::ROWS <= H; };
+    const auto src_row = [&](int s, int r) { return gf_border_index(first_row(s) + r, H, border); };
+    const auto whole = [&](long sr, int k) { return sr >= 0 && s0 + 16 * k >= 0 && s0 + 16 * k + 16 <= line; };
+    const auto prefetch = [&](int s) { // a commit group even where s is past the strip
+        uint8_t *raw = raw_of(s);
+        if (s < nsteps && inner(s)) {
+            const uint8_t *base = in + first_row(s) * line + s0;
+            for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS) {
+                const int r = q / G::CPL, k = q - r * G::CPL;
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                 (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
+                             "l"(base + r * line + 16 * k));
+            }
+        } else {
+            for (int q = threadIdx.x; s < nsteps && q < G::CHUNKS; q += G::THREADS) {
+                const int r = q / G::CPL, k = q - r * G::CPL;
+                const long sr = src_row(s, r);
+                if (whole(sr, k))
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                     (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
+                                 "l"(in + sr * line + s0 + 16 * k));
+            }
+        }
+        asm volatile("cp.async.commit_group;");
+    };
+    const auto put = [&](int s, int q) {
+        const uint8_t *raw = raw_of(s);
+        const int r = q / G::CPL, k = q - r * G::CPL;
+        const long sr = src_row(s, r);
+        if (whole(sr, k))
+            mma_put16<uint8_t, C, 8>(planes, G::PITCH, r, k, *(const uint4 *)(raw + 16 * q));
+        else
+            fused_put_border<C>(planes, G::PITCH, in, line, W, sr, x0 - lh, r, k, border);
+    };
+    const auto stage = [&](int s) { // the loads of steps after s may still be in flight
+        const uint8_t *raw = raw_of(s);
+        asm volatile("cp.async.wait_group %0;" ::"n"(G::STAGES - 2) : "memory");
+        const bool fast = inner(s);
+        if constexpr (C == 3) { // three chunks (whole pixels) per thread, as in blur_mma
+            static_assert(G::CPL % 3 == 0, "groups");
+            __syncthreads();
+            if (fast) {
+                for (int q3 = threadIdx.x; q3 < G::CHUNKS / 3; q3 += G::THREADS) {
+                    const int q = 3 * q3, r = q / G::CPL;
+                    mma_put48<uint8_t, 8>(planes, G::PITCH, r, (q - r * G::CPL) / 3, raw + 16 * q);
+                }
+                return;
+            }
+            for (int q3 = threadIdx.x; q3 < G::CHUNKS / 3; q3 += G::THREADS) {
+                const int q = 3 * q3, r = q / G::CPL, k = q - r * G::CPL;
+                const long sr = src_row(s, r);
+                if (whole(sr, k) && whole(sr, k + 2))
+                    mma_put48<uint8_t, 8>(planes, G::PITCH, r, k / 3, raw + 16 * q);
+                else
+                    for (int i = 0; i < 3; i++)
+                        put(s, q + i);
+            }
+        } else if (fast) {
+            for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS) {
+                const int r = q / G::CPL;
+                mma_put16<uint8_t, C, 8>(planes, G::PITCH, r, q - r * G::CPL, *(const uint4 *)(raw + 16 * q));
+            }
+        } else {
+            for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS)
+                put(s, q);
+        }
+    };
+
+    // A1: pass 1's taps (high and low bytes) in the k order of the 8-byte loads,
+    // as in blur_mma; A2: pass 2's, k-slot 4 tig + i (+ 16) at row rho(tig, i) (+ 16).
+    uint32_t a1h[NK][4], a1l[NK][4], a2h[NK][4], a2l[NK][4];
+#pragma unroll
+    for (int j = 0; j < NK; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t h1 = 0, l1 = 0, h2 = 0, l2 = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int m = g + (r & 1) * 8;
+                const int k1 = 8 * tig + (r & 2) * 2 + i;
+                const int k2 = (r & 2) * 8 + (i < 2 ? 2 * tig + i : 6 + 2 * tig + i);
+                const int d1 = abs(32 * j + k1 - r8 - m), d2 = abs(32 * j + k2 - r8 - m);
+                const uint32_t q1 = d1 <= R ? taps[d1] : 0u, q2 = d2 <= R ? taps[d2] : 0u;
+                h1 |= (q1 >> 8) << 8 * i;
+                l1 |= (q1 & 0xff) << 8 * i;
+                h2 |= (q2 >> 8) << 8 * i;
+                l2 |= (q2 & 0xff) << 8 * i;
+            }
+            a1h[j][r] = h1;
+            a1l[j][r] = l1;
+            a2h[j][r] = h2;
+            a2l[j][r] = l2;
+        }
+
+    // The ring: chunk slot u, pass 2's n-tile t (columns 8 t + g): low bytes, high bytes.
+    uint32_t rlo[T][2], rhi[T][2];
+    const uint8_t *bplane = planes + c * G::PITCH + xg * 16 + lh - r8 + 8 * tig + g * C * G::PITCH;
+
+    // The barriers of a task's first step order its stores to the planes and
+    // ostage after the last task's reads; its loads go to buffers the last
+    // task no longer reads (those past its last step were never filled).
+    for (int task = blockIdx.x; task < ntasks; task += gridDim.x) {
+        x0 = task % xtiles * G::XT;
+        y0 = task / xtiles * G::HS;
+        rows_out = min(G::HS, H - y0);
+        nout = (rows_out + 15) / 16;
+        nsteps = (rows_out + G::ROWS - 1) / G::ROWS;
+        s0 = (long)(x0 - lh) * C;
+        xin = s0 >= 0 && s0 + 16 * G::CPL <= line;
+        for (int s = -1; s < G::STAGES - 2; s++)
+            prefetch(s);
+        for (int s = -1; s < nsteps; s++) {
+            stage(s);
+            __syncthreads(); // planes full, raw free; the last step's ostage read out
+            prefetch(s + G::STAGES - 1); // into the buffer of step s - 1, read out before the barrier
+#pragma unroll
+            for (int i = 0; i < T; i++) {
+                if (s < 0 && i == 0) // chunk -1: not needed
+                    continue;
+                if (s >= 0 && T * s + i >= nout) // its first output chunk is past the strip
+                    break;
+                // pass 1: chunk i of the step (rows 16 i ..) into ring slot (i - 1) mod T
+                uint32_t mid[2][4];
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const uint8_t *b = bplane + (16 * i + 8 * h) * C * G::PITCH;
+                    uint32_t dh[4] = {0, 0, 0, 0}, dl[4] = {128, 128, 128, 128};
+#pragma unroll
+                    for (int j = 0; j < NK; j++) {
+                        const uint2 v = *(const uint2 *)(b + 32 * j);
+                        mma_u8(dh, a1h[j], v);
+                        mma_u8(dl, a1l[j], v);
+                    }
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        mid[h][k] = dh[k] + (dl[k] >> 8);
+                }
+                const int slot = (i + T - 1) % T;
+#pragma unroll
+                for (int t = 0; t < 2; t++) { // column g + 8 t: rows 2 tig, 2 tig + 1 of each n-tile
+                    const uint32_t t0 = __byte_perm(mid[0][2 * t], mid[0][2 * t + 1], 0x5140);
+                    const uint32_t t1 = __byte_perm(mid[1][2 * t], mid[1][2 * t + 1], 0x5140);
+                    rlo[slot][t] = __byte_perm(t0, t1, 0x5410);
+                    rhi[slot][t] = __byte_perm(t0, t1, 0x7632);
+                }
+                if (s < 0)
+                    continue;
+                // pass 2: output chunk T s + i, its windows over slots i, i + 1, ... (mod T)
+#pragma unroll
+                for (int t = 0; t < 2; t++) {
+                    uint32_t e0[4] = {0, 0, 0, 0}, e1[4] = {0, 0, 0, 0};
+                    uint32_t e2[4] = {1u << 23, 1u << 23, 1u << 23, 1u << 23};
+#pragma unroll
+                    for (int j = 0; j < NK; j++) {
+                        const int u0 = (i + 2 * j) % T, u1 = (i + 2 * j + 1) % T;
+                        const uint2 bh = make_uint2(rhi[u0][t], rhi[u1][t]), bl = make_uint2(rlo[u0][t], rlo[u1][t]);
+                        mma_u8(e0, a2h[j], bh);
+                        mma_u8(e1, a2h[j], bl);
+                        mma_u8(e1, a2l[j], bh);
+                        mma_u8(e2, a2l[j], bl);
+                    }
+                    // D2: e[0], e[1] at row g, columns 2 tig, 2 tig + 1; e[2], e[3] at row g + 8
+#pragma unroll
+                    for (int k = 0; k < 4; k++) {
+                        const uint32_t v = e0[k] * 256 + e1[k] + (e2[k] >> 8);
+                        const int row = 16 * i + g + 8 * (k >> 1), x = xg * 16 + 8 * t + 2 * tig + (k & 1);
+                        ostage[row * G::OPITCH + x * C + c] = (uint8_t)(v >> 16);
+                    }
+                }
+            }
+            __syncthreads(); // ostage full; planes free
+            if (s < 0)
+                continue;
+            const int xn = min(G::XT, W - x0) * C / 16, rn = min(G::ROWS, rows_out - G::ROWS * s);
+            uint8_t *dst = out + (size_t)(y0 + G::ROWS * s) * line + (size_t)x0 * C;
+            for (int q = threadIdx.x; q < rn * G::WPR; q += G::THREADS) {
+                const int r = q / G::WPR, k = q - r * G::WPR;
+                if (k < xn)
+                    *(uint4 *)(dst + r * line + 16 * k) = *(const uint4 *)(ostage + r * G::OPITCH + 16 * k);
+            }
+        }
+    }
+#endif
+}
+
 // Whether this build's blur_mma runs on the current device (compiled for sm_80 or later).
 static bool mma_available()
 {
     cudaFuncAttributes a;
-    if (cudaFuncGetAttributes(&a, blur_mma<uint8_t, 1, 1>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&a, blur_mma<uint8_t, 1, MMA_NK>) != cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
@@ -612,6 +926,30 @@ static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, i
     GF_LAUNCH_CHECK();
     blur_mma<uint16_t, C, NK><<<min(n2, sms * max(per2, 1)), MMA_THREADS, B2, st>>>(mid, dst, W, H, tx2, n2, taps, R,
                                                                                    border);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
+// Both passes in blur_fused; *ran false (nothing launched) where its shared memory does not fit.
+template <int C, int NK>
+static cudaError_t launch_fused(const uint8_t *src, uint8_t *dst, int W, int H, const uint32_t *taps, int R,
+                                int border, cudaStream_t st, bool *ran)
+{
+    using G = fused_geom<C, NK>;
+    *ran = gf_fit_smem(blur_fused<C, NK>, G::BYTES);
+    if (!*ran)
+        return cudaSuccess;
+    const int xtiles = (int)gf_blocks(W, G::XT);
+    const long ntasks = (long)xtiles * gf_blocks(H, G::HS);
+    int sms = 0, per = 0;
+    cudaError_t e;
+    if ((e = gf_sm_count(&sms)) ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, blur_fused<C, NK>, G::THREADS, G::BYTES)))
+        return e;
+    if (ntasks > INT_MAX)
+        return cudaErrorInvalidValue; // not reached: images are limited far below
+    blur_fused<C, NK><<<(unsigned)min(ntasks, (long)sms * max(per, 1)), G::THREADS, G::BYTES, st>>>(
+        src, dst, W, H, xtiles, (int)ntasks, taps, R, border);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }
@@ -648,11 +986,21 @@ extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *s
             // the tensor-core passes: every tap below 2^16 (two bytes; only the
             // centre one can reach it), lines of whole 16-byte words in both
             // passes (W * C bytes, H * C 16-bit samples)
+            // (lines of whole 16-byte words one way suffice for blur_fused, which
+            // takes the few windows of the small radii)
             const int NK = mma_windows(R);
-            if (variant != GF_KERNEL_NAIVE && centre_tap < 65536 && (W * C) % 16 == 0 && (H * C) % 8 == 0 &&
-                NK <= MMA_NK && ((uintptr_t)src | (uintptr_t)dst | (uintptr_t)mid) % 16 == 0 && mma_available()) {
+            const bool mma = variant != GF_KERNEL_NAIVE && centre_tap < 65536 && (W * C) % 16 == 0 &&
+                             ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 && mma_available();
+            if (mma && NK <= FUSED_NK) {
                 bool ran = false;
-                const cudaError_t e = with_int<1, MMA_NK>(NK, [&]<int K>() -> cudaError_t {
+                const cudaError_t e = with_int<1, FUSED_NK>(NK, [&]<int K>() -> cudaError_t {
+                    return launch_fused<C, K>(src, dst, W, H, d_taps, R, border, st, &ran);
+                });
+                if (e != cudaSuccess || ran)
+                    return e;
+            } else if (mma && (H * C) % 8 == 0 && NK <= MMA_NK && (uintptr_t)mid % 16 == 0) {
+                bool ran = false;
+                const cudaError_t e = with_int<FUSED_NK + 1, MMA_NK>(NK, [&]<int K>() -> cudaError_t {
                     return launch_mma<C, K>(src, mid, dst, W, H, d_taps, R, border, st, &ran);
                 });
                 if (e != cudaSuccess || ran)

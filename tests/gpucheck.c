@@ -202,14 +202,16 @@ int main(int argc, char **argv)
                     check(chains[(c + d) % 4], w, h, c, d, (gf_border)(c % 4), 1);
             }
     }
-    /* the tensor-core blur (8-bit, W a multiple of 16, H of 8): radii at every
-     * window count, 1 to 10, and past it (153); a centre tap of 2^16 (sigma
-     * 0.2), which it leaves to the other kernels; partial tiles both ways */
-    static const int mma_sizes[][2] = {{16, 8}, {128, 48}, {272, 40}, {48, 136}};
+    /* the tensor-core blur (8-bit, W a multiple of 16; both passes in one
+     * kernel up to 3 windows, else H a multiple of 8): radii at every window
+     * count, 1 to 10, and past it (153); a centre tap of 2^16 (sigma 0.2),
+     * which it leaves to the other kernels; partial tiles both ways, and
+     * several strips of rows down a tall image (80x1100) */
+    static const int mma_sizes[][2] = {{16, 8}, {128, 48}, {80, 1100}, {272, 40}, {48, 136}};
     static const char *const mma_blurs[] = {"-blur 0.2",  "-blur 1",     "-blur 8x3",     "-blur 9x3",
                                             "-blur 24x8", "-blur 25x8",  "-blur 60x20",   "-blur 100x30",
                                             "-blur 152x50", "-blur 153x50"};
-    for (int si = 0; si < (quick ? 2 : 4); si++)
+    for (int si = 0; si < (quick ? 3 : 5); si++)
         for (int c = 1; c <= 4; c++)
             for (int i = 0; i < 10; i++)
                 check(mma_blurs[i], mma_sizes[si][0], mma_sizes[si][1], c, 8, (gf_border)((i + c + si) % 4), 0);
@@ -229,6 +231,13 @@ int main(int argc, char **argv)
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
+    /* more strips than the fused blur's persistent blocks (a few per SM):
+     * each block takes several, one after another */
+    if (!quick) {
+        check("-blur 2", 4096, 1100, 4, 8, GF_BORDER_CLAMP, 0);
+        check("-blur 5", 4096, 1100, 3, 8, GF_BORDER_MIRROR, 0);
+        check("-blur 1", 8192, 2100, 1, 8, GF_BORDER_WRAP, 0);
+    }
     printf("gpucheck: %ld cases, %ld samples compared, %ld mismatching cases\n", cases, samples, mismatches);
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
