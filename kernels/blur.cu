@@ -307,6 +307,17 @@ __device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 }
 
+// Taps split into bytes (ah, al) times 16-bit samples split into bytes (hi,
+// lo): the product is 2^16 d0 + 2^8 d1 + d2, each sum exact.
+__device__ __forceinline__ void mma_u16(uint32_t (&d0)[4], uint32_t (&d1)[4], uint32_t (&d2)[4],
+                                        const uint32_t (&ah)[4], const uint32_t (&al)[4], uint2 hi, uint2 lo)
+{
+    mma_u8(d0, ah, hi);
+    mma_u8(d1, ah, lo);
+    mma_u8(d1, al, hi);
+    mma_u8(d2, al, lo);
+}
+
 // Sample e of staged line l, value v, into its byte plane(s) (S streams).
 template <typename Tin, int C, int S>
 __device__ __forceinline__ void mma_put(uint8_t *planes, int pitch, int l, int e, uint32_t v)
@@ -529,11 +540,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
                     mma_u8(d0, ah[j], lo);
                     mma_u8(d1, al[j], lo);
                 } else {
-                    const uint2 hi = *(const uint2 *)(b + S * G::PITCH + 32 * j);
-                    mma_u8(d0, ah[j], hi);
-                    mma_u8(d1, ah[j], lo);
-                    mma_u8(d1, al[j], hi);
-                    mma_u8(d2, al[j], lo);
+                    mma_u16(d0, d1, d2, ah[j], al[j], *(const uint2 *)(b + S * G::PITCH + 32 * j), lo);
                 }
             }
             // D[m][n]: d[0], d[1] at m = g, n = 2 tig, 2 tig + 1; d[2], d[3] at m = g + 8
@@ -862,11 +869,8 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
 #pragma unroll
                     for (int j = 0; j < NK; j++) {
                         const int u0 = (i + 2 * j) % T, u1 = (i + 2 * j + 1) % T;
-                        const uint2 bh = make_uint2(rhi[u0][t], rhi[u1][t]), bl = make_uint2(rlo[u0][t], rlo[u1][t]);
-                        mma_u8(e0, a2h[j], bh);
-                        mma_u8(e1, a2h[j], bl);
-                        mma_u8(e1, a2l[j], bh);
-                        mma_u8(e2, a2l[j], bl);
+                        mma_u16(e0, e1, e2, a2h[j], a2l[j], make_uint2(rhi[u0][t], rhi[u1][t]),
+                                make_uint2(rlo[u0][t], rlo[u1][t]));
                     }
                     // D2: e[0], e[1] at row g, columns 2 tig, 2 tig + 1; e[2], e[3] at row g + 8
 #pragma unroll
