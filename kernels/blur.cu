@@ -462,9 +462,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
         for (int q = threadIdx.x; q < CHUNKS; q += MMA_THREADS) {
             const Tin *src;
             if (whole(sp, q, &src))
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                                 (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
-                             "l"(src));
+                gf_cp_async16(raw + 16 * q, src);
         }
         asm volatile("cp.async.commit_group;");
     };
@@ -723,18 +721,14 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
             const uint8_t *base = in + first_row(s) * line + s0;
             for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS) {
                 const int r = q / G::CPL, k = q - r * G::CPL;
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                                 (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
-                             "l"(base + r * line + 16 * k));
+                gf_cp_async16(raw + 16 * q, base + r * line + 16 * k);
             }
         } else {
             for (int q = threadIdx.x; s < nsteps && q < G::CHUNKS; q += G::THREADS) {
                 const int r = q / G::CPL, k = q - r * G::CPL;
                 const long sr = src_row(s, r);
                 if (whole(sr, k))
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                                     (unsigned)__cvta_generic_to_shared(raw + 16 * q)),
-                                 "l"(in + sr * line + s0 + 16 * k));
+                    gf_cp_async16(raw + 16 * q, in + sr * line + s0 + 16 * k);
             }
         }
         asm volatile("cp.async.commit_group;");

@@ -75,6 +75,13 @@ __device__ __forceinline__ void gf_stage_row(const T *__restrict__ row, uint32_t
     }
 }
 
+// One 16-byte cp.async from global to shared memory (L1 bypassed), in the
+// group the next cp.async.commit_group closes.
+__device__ __forceinline__ void gf_cp_async16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src));
+}
+
 // Opt a kernel into more than 48 KB of dynamic shared memory when asked; false if it cannot fit.
 template <typename K> static bool gf_fit_smem(K kernel, size_t bytes)
 {
