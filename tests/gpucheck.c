@@ -231,6 +231,14 @@ int main(int argc, char **argv)
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
+    /* the 3x3 word kernels' blocks inside the image (rows and words read
+     * without the border rule) take a path of their own: rows of 260 words
+     * and more (3 blocks of 128), strips of rows clear of both ends */
+    for (int c = 1; c <= 4; c++) {
+        check(c % 2 ? "-laplacian" : "-laplacian=4", 4160, quick ? 40 : 70, c, 8, (gf_border)(c % 4), 0);
+        if (!quick)
+            check("-box 1", 4160, 70, c, 8, (gf_border)((c + 1) % 4), 0);
+    }
     /* more strips than the fused blur's persistent blocks (a few per SM):
      * each block takes several, one after another */
     if (!quick) {
