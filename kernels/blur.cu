@@ -695,7 +695,6 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
     constexpr int T = 2 * NK; // chunks per step; the chunks one output chunk's windows span
     extern __shared__ __align__(16) uint8_t smem_fused[];
     uint8_t *planes = smem_fused + G::STAGES * G::RAW, *ostage = planes + G::PLANES;
-    const auto raw_of = [&](int s) { return smem_fused + (s + 1) % G::STAGES * G::RAW; }; // step s's loads
     const int lh = (R + 15) & ~15, r8 = (R + 7) & ~7;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, tig = lane % 4;
     const int xg = warp % G::XG, c = warp / G::XG;
@@ -704,7 +703,6 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
     // below: blocks are persistent, so that the taps' fragments are made once.
     int x0 = 0, y0 = 0, rows_out = 0, nout = 0, nsteps = 0; // output chunks, steps
     long s0 = 0;                                            // first staged sample of a row
-    bool xin = false;                                       // the staged columns inside the image
 
     // Staged row r of step s is image row y0 - r8 + 16 (T - 1) + ROWS s + r:
     // chunk i of step s is chunk T - 1 + T s + i of the strip, whose chunk 0
@@ -712,16 +710,24 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
     // A step whose rows and columns all lie inside the image (most) is staged
     // without the border arithmetic.
     const auto first_row = [&](int s) { return (long)y0 - r8 + 16 * (T - 1) + (long)G::ROWS * s; };
-    const auto inner = [&](int s) { return xin && first_row(s) >= 0 && first_row(s) + G::ROWS <= H; };
+    int s_in0 = 0, s_in1 = -1; // the steps staged inside the image, set per task
+    const auto inner = [&](int s) { return s >= s_in0 && s <= s_in1; };
     const auto src_row = [&](int s, int r) { return gf_border_index(first_row(s) + r, H, border); };
     const auto whole = [&](long sr, int k) { return sr >= 0 && s0 + 16 * k >= 0 && s0 + 16 * k + 16 <= line; };
-    const auto prefetch = [&](int s) { // a commit group even where s is past the strip
-        uint8_t *raw = raw_of(s);
-        if (s < nsteps && inner(s)) {
+    // A thread's chunks (q) and three-chunk groups (C = 3) are threadIdx.x + THREADS j
+    // for j up to a compile-time count; the offset of chunk q from its step's
+    // first sample fits an int (ROWS <= 96 lines of at most 4 * 10^6 bytes).
+    constexpr int NQ = (G::CHUNKS + G::THREADS - 1) / G::THREADS, NG = (G::CHUNKS / 3 + G::THREADS - 1) / G::THREADS;
+    const int iline = (int)line;
+    const auto chunk = [&](int j) { return (int)threadIdx.x + G::THREADS * j; };
+    const auto prefetch = [&](int s, uint8_t *raw) { // a commit group even where s is past the strip
+        if (inner(s)) {
             const uint8_t *base = in + first_row(s) * line + s0;
-            for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS) {
-                const int r = q / G::CPL, k = q - r * G::CPL;
-                gf_cp_async16(raw + 16 * q, base + r * line + 16 * k);
+#pragma unroll
+            for (int j = 0; j < NQ; j++) {
+                const int q = chunk(j), r = q / G::CPL;
+                if (G::CHUNKS % G::THREADS == 0 || q < G::CHUNKS)
+                    gf_cp_async16(raw + 16 * q, base + (r * iline + 16 * (q - r * G::CPL)));
             }
         } else {
             for (int q = threadIdx.x; s < nsteps && q < G::CHUNKS; q += G::THREADS) {
@@ -733,8 +739,7 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
         }
         asm volatile("cp.async.commit_group;");
     };
-    const auto put = [&](int s, int q) {
-        const uint8_t *raw = raw_of(s);
+    const auto put = [&](int s, const uint8_t *raw, int q) {
         const int r = q / G::CPL, k = q - r * G::CPL;
         const long sr = src_row(s, r);
         if (whole(sr, k))
@@ -742,17 +747,18 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
         else
             fused_put_border<C>(planes, G::PITCH, in, line, W, sr, x0 - lh, r, k, border);
     };
-    const auto stage = [&](int s) { // the loads of steps after s may still be in flight
-        const uint8_t *raw = raw_of(s);
+    const auto stage = [&](int s, const uint8_t *raw) { // the loads of steps after s may still be in flight
         asm volatile("cp.async.wait_group %0;" ::"n"(G::STAGES - 2) : "memory");
         const bool fast = inner(s);
         if constexpr (C == 3) { // three chunks (whole pixels) per thread, as in blur_mma
             static_assert(G::CPL % 3 == 0, "groups");
             __syncthreads();
             if (fast) {
-                for (int q3 = threadIdx.x; q3 < G::CHUNKS / 3; q3 += G::THREADS) {
-                    const int q = 3 * q3, r = q / G::CPL;
-                    mma_put48<uint8_t, 8>(planes, G::PITCH, r, (q - r * G::CPL) / 3, raw + 16 * q);
+#pragma unroll
+                for (int j = 0; j < NG; j++) {
+                    const int q = 3 * chunk(j), r = q / G::CPL;
+                    if ((G::CHUNKS / 3) % G::THREADS == 0 || q < G::CHUNKS)
+                        mma_put48<uint8_t, 8>(planes, G::PITCH, r, (q - r * G::CPL) / 3, raw + 16 * q);
                 }
                 return;
             }
@@ -763,16 +769,18 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
                     mma_put48<uint8_t, 8>(planes, G::PITCH, r, k / 3, raw + 16 * q);
                 else
                     for (int i = 0; i < 3; i++)
-                        put(s, q + i);
+                        put(s, raw, q + i);
             }
         } else if (fast) {
-            for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS) {
-                const int r = q / G::CPL;
-                mma_put16<uint8_t, C, 8>(planes, G::PITCH, r, q - r * G::CPL, *(const uint4 *)(raw + 16 * q));
+#pragma unroll
+            for (int j = 0; j < NQ; j++) {
+                const int q = chunk(j), r = q / G::CPL;
+                if (G::CHUNKS % G::THREADS == 0 || q < G::CHUNKS)
+                    mma_put16<uint8_t, C, 8>(planes, G::PITCH, r, q - r * G::CPL, *(const uint4 *)(raw + 16 * q));
             }
         } else {
             for (int q = threadIdx.x; q < G::CHUNKS; q += G::THREADS)
-                put(s, q);
+                put(s, raw, q);
         }
     };
 
@@ -816,13 +824,19 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
         nout = (rows_out + 15) / 16;
         nsteps = (rows_out + G::ROWS - 1) / G::ROWS;
         s0 = (long)(x0 - lh) * C;
-        xin = s0 >= 0 && s0 + 16 * G::CPL <= line;
+        // steps s_in0 .. s_in1 lie inside the image: first_row(s) >= 0 and first_row(s) + ROWS <= H
+        const long fr0 = first_row(0), top = -fr0, bottom = H - G::ROWS - fr0;
+        s_in0 = (int)max(-1L, top >= 0 ? (top + G::ROWS - 1) / G::ROWS : -(-top / G::ROWS));
+        s_in1 = (int)min((long)nsteps - 1, bottom >= 0 ? bottom / G::ROWS : -((-bottom + G::ROWS - 1) / G::ROWS));
+        if (s0 < 0 || s0 + 16 * G::CPL > line) // the staged columns cross a row end
+            s_in1 = s_in0 - 1;
         for (int s = -1; s < G::STAGES - 2; s++)
-            prefetch(s);
-        for (int s = -1; s < nsteps; s++) {
-            stage(s);
+            prefetch(s, smem_fused + (s + 1) * G::RAW);
+        for (int s = -1, bs = 0; s < nsteps; s++, bs = bs + 1 == G::STAGES ? 0 : bs + 1) { // bs: step s's buffer
+            stage(s, smem_fused + bs * G::RAW);
             __syncthreads(); // planes full, raw free; the last step's ostage read out
-            prefetch(s + G::STAGES - 1); // into the buffer of step s - 1, read out before the barrier
+            // step s + STAGES - 1 into the buffer of step s - 1, read out before the barrier
+            prefetch(s + G::STAGES - 1, smem_fused + (bs == 0 ? G::STAGES - 1 : bs - 1) * G::RAW);
 #pragma unroll
             for (int i = 0; i < T; i++) {
                 if (s < 0 && i == 0) // chunk -1: not needed
@@ -880,6 +894,16 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
                 continue;
             const int xn = min(G::XT, W - x0) * C / 16, rn = min(G::ROWS, rows_out - G::ROWS * s);
             uint8_t *dst = out + (size_t)(y0 + G::ROWS * s) * line + (size_t)x0 * C;
+            if (rn == G::ROWS && xn == G::WPR) { // a whole step: a compile-time count of words per thread
+                constexpr int WORDS = G::ROWS * G::WPR, NW = (WORDS + G::THREADS - 1) / G::THREADS;
+#pragma unroll
+                for (int j = 0; j < NW; j++) {
+                    const int q = chunk(j), r = q / G::WPR, k = q - r * G::WPR;
+                    if (WORDS % G::THREADS == 0 || q < WORDS)
+                        *(uint4 *)(dst + (r * iline + 16 * k)) = *(const uint4 *)(ostage + r * G::OPITCH + 16 * k);
+                }
+                continue;
+            }
             for (int q = threadIdx.x; q < rn * G::WPR; q += G::THREADS) {
                 const int r = q / G::WPR, k = q - r * G::WPR;
                 if (k < xn)
