@@ -631,7 +631,16 @@ __global__ void __launch_bounds__(MMA_THREADS)
 // - persistent blocks (the taps' fragments made once per block, not per strip):
 //   sigma 2 0.476 / 0.351 / 0.134, sigma 5 0.590 / 0.552 / 0.168;
 // - strips of 4 steps for NK >= 2 (8 for NK = 1): sigma 5 0.580 / 0.526 / 0.150;
-//   16 steps: slower at every sigma (0.501 / 0.402 / 0.161 at sigma 2).
+//   16 steps: slower at every sigma (0.501 / 0.402 / 0.161 at sigma 2);
+// - a thread's chunks staged, spread and written out in compile-time counts,
+//   the steps inside the image found once per task (ncu had counted 514
+//   instructions a warp per step, ~185 of them the mma work): 342 per step,
+//   sigma 2 0.394 / 0.342 / 0.119, sigma 5 0.523 / 0.490 / 0.142;
+// - then, measured and not kept (RGBA8 sigma 2): tasks handed out by an
+//   atomic counter (the same; sigma 5 0.586), 16 steps per task (0.417), 4
+//   (0.410), RGBA8 in 12-warp blocks (0.399), two blocks of 128 registers per
+//   SM (0.388-0.399, RGB8 and gray8 slower), the taps' fragments read from
+//   shared memory to free 16 registers (0.428).
 constexpr int FUSED_NK = 3, FUSED_STAGES = 3;
 static_assert(GF_BLUR_SHIFT1(8) == 8 && GF_BLUR_SHIFT2(8) == 24, "the roundings below");
 
