@@ -123,11 +123,11 @@ template <int C> __device__ void expand(const raw &q, row &r)
     }
 }
 
-// Op::word(a, b, c, j): output word j of the row of `b` (above: a, below: c).
-// The loop is unrolled by three, so that the three rows (and the three loads
-// in flight, issued three rows ahead of their use) change roles by renaming
-// rather than by register moves.
-// The strip of one thread, rows read through Get(y) (fetch or fetch_inner).
+// The strip of one thread, rows read through Get(y) (fetch or fetch_inner);
+// Op::word(a, b, c, j) makes output word j of the row of `b` (above: a,
+// below: c).  The loop is unrolled by three, so that the three rows (and the
+// three loads in flight, issued three rows ahead of their use) change roles
+// by renaming rather than by register moves.
 template <int C, typename Op, typename Get>
 __device__ __forceinline__ void strip(uint8_t *__restrict__ out, int k, int words, int y0, int y1, Get get)
 {
@@ -158,12 +158,8 @@ __device__ __forceinline__ void strip(uint8_t *__restrict__ out, int k, int word
     }
 }
 
-// Op::word(a, b, c, j): output word j of the row of `b` (above: a, below: c).
-// The loop is unrolled by three, so that the three rows (and the three loads
-// in flight, issued three rows ahead of their use) change roles by renaming
-// rather than by register moves.  Warps whose rows and words all lie inside
-// the image (neither row end, no word past it) read them without the border
-// rule.
+// Warps whose rows and words all lie inside the image (neither row end, no
+// word past it) read them without the border rule.
 template <int C, typename Op>
 __global__ void __launch_bounds__(WTHREADS) stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W,
                                                     int H, int words, int border)
