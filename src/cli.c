@@ -283,7 +283,8 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     if (p->nargs == 1 && !p->has_histogram)
         return gf_error(GF_EINVAL, "missing OUTPUT after '%s'", p->args[0]);
     if (p->nargs > 2)
-        return gf_error(GF_EINVAL, "too many arguments: expected INPUT OUTPUT, got %d names (use -o DIR for several inputs)",
+        return gf_error(GF_EINVAL,
+                        "too many arguments: expected INPUT OUTPUT, got %d names (use -o DIR for several inputs)",
                         p->nargs);
     return GF_OK;
 }
