@@ -220,6 +220,7 @@ int main(int argc, char **argv)
         check(mma_blurs[c % 2 ? 1 : 7], 128, 48, c, 8, GF_BORDER_CLAMP, 0);
         /* every sample in one bin (the maximum): one counter takes every count of its channel */
         check("-histogram", 2048, 1031, c, 8, GF_BORDER_CLAMP, 0);
+        check("-histogram", 2048, 1031, c, 16, GF_BORDER_CLAMP, 0);
     }
     fill_max = 0;
     /* fewer bins than levels (8-bit: shifted samples), and a tail of samples after the last 16-byte word */
@@ -227,6 +228,10 @@ int main(int argc, char **argv)
     for (int c = 1; c <= 4; c++)
         for (int d = 8; d <= 16; d += 8)
             check("-histogram", 131, 67, c, d, GF_BORDER_CLAMP, 0);
+    /* more bins than the default 256 (16-bit: 1024, samples shifted by 6) */
+    hist_bins = 1024;
+    for (int c = 1; c <= 4; c++)
+        check("-histogram", 131, 67, c, 16, GF_BORDER_CLAMP, 0);
     hist_bins = 0;
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
