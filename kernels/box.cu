@@ -12,8 +12,8 @@
 // every load and store is coalesced.  The final sum is divided by
 // n = (2R+1)^2 with rounding half up.
 // Radius 1 on 8-bit rows of whole 16-byte words takes words3x3::stencil, one
-// pass with no intermediate, and so does RGBA8 with such rows at radius 2 to
-// 127 (box_fused); other 8-bit images up to radius 127 take a
+// pass with no intermediate, and so do such rows at radius 2 to 127, at any
+// channel count (box_batch); other 8-bit images up to radius 127 take a
 // 16-bit intermediate, coalesced in both passes: rows by box_rows_px (2 and
 // 4 channels: whole pixels in SIMD lanes) or box_rows16 (1 and 3), columns
 // by box_cols16 (8 or 2 samples per thread, an exact multiply-shift mean).
@@ -406,56 +406,29 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
     return launch_cols16<2>(in, out, scratch, R, border, st);
 }
 
-// ---- One pass, no intermediate: 8-bit RGBA images whose rows are whole
-// 16-byte words, radius 2 to BOX16_R (box_fused).
+// ---- One pass, no intermediate, any channel count: 8-bit images whose rows
+// are whole 16-byte words, radius 2 to BOX16_R (box_batch).
 //
 // A block of FT threads owns a strip of the row, one 16-byte word per thread
-// (FT words with a halo of hw = ceil(R C / 16) words each side, ow = FT - 2 hw
-// words of output), and walks down `rows` rows of it.  Each thread keeps the
-// vertical window sum of its 16 samples in registers, in 16-bit lanes (at most
-// 255 (2R + 1) < 2^16): per row it adds the word entering the window and
-// subtracts the one leaving (read 2R + 1 rows before, from L2 where that
-// fits), both loads issued a row ahead.  The horizontal window sum is a
-// difference of prefix sums along the strip, per channel: the thread's own 16
-// samples, a warp scan by shuffles, the warps' totals through shared memory;
-// the prefixes go to shared memory (sample s at word s + s / 16, so that the
-// lanes' loads and stores fall in distinct banks; double-buffered, two
-// barriers per row) and each output sample reads two of them.  The mean is
-// box_div's multiply-shift.
-//
-// Measured on the H200 (8192^2, against the two passes): RGBA8 r = 5, 15, 50
-// 0.46, 0.57, 0.58 ms against 0.59, 0.64, 0.85; but gray8 0.27, 0.30, 0.42
-// against 0.26, 0.29, 0.34, so 1 channel keeps the two passes (2 channels
-// were not measured and keep them too).  A warp-per-strip variant without
-// block barriers (2 words per lane) ran slower: 0.57, 0.61, 1.25 ms.
-constexpr int FT = 256, FPAD = FT * 17;
-
-// Word k of row `row`, any k: words outside the row are built from the border
-// rule.  (Out of line, this rare path cost the RGBA8 kernel 15-20%.)
-template <int C>
-__device__ __forceinline__ uint4 box_word(const uint8_t *__restrict__ row, long k, int words, int W, int border)
-{
-    if (k >= 0 && k < words)
-        return ((const uint4 *)row)[k];
-    uint32_t b[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int q = 0; q < 16 / C; q++) {
-        const long sx = gf_border_index(k * (16 / C) + q, W, border);
-        if (sx >= 0)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                b[(q * C + c) / 4] |= (uint32_t)row[sx * C + c] << (8 * ((q * C + c) % 4));
-    }
-    return make_uint4(b[0], b[1], b[2], b[3]);
-}
-
-// Row `sy` (-1: zero) at word k.
-template <int C>
-__device__ __forceinline__ uint4 box_fetch(const uint8_t *__restrict__ in, long sy, long k, int words, int W,
-                                           int border)
-{
-    return sy < 0 ? make_uint4(0, 0, 0, 0) : box_word<C>(in + (size_t)sy * words * 16, k, words, W, border);
-}
+// (ow words of output, at most FT - 2 hw, with a halo of hw = ceil(R C / 16)
+// words each side; the row's words are shared evenly among the strips), and
+// walks down `rows` rows of it, BB = 8 rows at a time.
+// Vertical: each thread keeps the window sum of its 16 samples' columns in
+// 16-bit lanes (at most 255 (2R + 1) < 2^16), adds the row entering and
+// subtracts the row leaving (read 2R + 1 rows before, from L2 where that
+// fits), and stores it to shared memory, BB rows of the strip; the loads of
+// the next BB rows are issued before the horizontal step, so they arrive
+// while it runs.  Horizontal: each lane owns one channel of one of the BB
+// rows along a segment of the strip (32 lanes: 8 rows x 4 (channel,
+// segment) units, NS segments per channel) and slides along it, two 16-bit
+// shared loads, an add and box_div's multiply-shift per output, its bytes
+// going to a shared output tile that the block then stores as whole 16-byte
+// words.  Two barriers per BB rows.  Row strides and segment lengths are
+// chosen so that the lanes' loads fall in distinct banks.  Two blocks per SM
+// (shared memory: 96 KB each); C = 3 takes 6 warps, so that 4 NW units are
+// a whole number of (channel, segment) pairs (168 registers: at three blocks,
+// 96 registers spilled, and RGB8 ran 23-25% slower).
+constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's slide
 
 // v (samples 4j, 4j + 2 in vE[j]; 4j + 1, 4j + 3 in vO[j]) += add - sub, lane by lane:
 // no lane leaves 0 .. 65535, since sub is one of the rows v holds.
@@ -469,113 +442,173 @@ __device__ __forceinline__ void box_slide(uint32_t (&vE)[4], uint32_t (&vO)[4], 
     }
 }
 
-// Sample 4j + q of a word held as vE[j], vO[j].
-__device__ __forceinline__ uint32_t box_sample(const uint32_t (&vE)[4], const uint32_t (&vO)[4], int j, int q)
-{
-    const uint32_t x = q % 2 ? vO[j] : vE[j];
-    return q < 2 ? x & 0xffff : x >> 16;
-}
+template <int C> struct batch_shape {
+    static constexpr int NW = C == 3 ? 6 : 8; // warps: 4 NW (channel, segment) units per row
+    static constexpr int FT = 32 * NW, NS = 4 * NW / C, BLOCKS = 2; // blocks per SM
+    static constexpr int RS = 16 * FT + 8;  // row stride of the sums, in samples: RS / 2 = 4 (mod 32) words
+    static constexpr int RO = 16 * FT + 16; // row stride of the outputs, in bytes: RO / 4 = 4 (mod 32)
+    static constexpr size_t SMEM = (size_t)BB * RS * 2 + (size_t)BB * RO;
+    // Segment length for n outputs of a channel, such that the 32 lanes' loads
+    // fall in distinct banks (or share a word).  Lane (row b, unit q) reads
+    // sample 8 b + p_q (mod 64: RS = 8 mod 64): two words of its row's four
+    // banks for C = 4; for C < 4 the warp's units span two (C = 2, 3) or four
+    // (C = 1) segments, C L samples apart, and C L must place the next
+    // segment's lanes in the banks the first leaves free: L = 2 mod 8 (C =
+    // 1), 2 mod 4 (C = 2), 4 mod 8 (C = 3).  (RGB8 at 8192^2, radius 15: 0.324
+    // ms with L = 114, 2-way conflicts, against 0.259 with L = 124.)
+    static __device__ __forceinline__ int seg_len(int n)
+    {
+        int L = (n + NS - 1) / NS;
+        if constexpr (C == 1)
+            L += (10 - L % 8) % 8;
+        else if constexpr (C == 2)
+            L += (6 - L % 4) % 4;
+        else if constexpr (C == 3)
+            L += (12 - L % 8) % 8;
+        return L;
+    }
+};
 
-#ifndef GF_BOXMIN
-#define GF_BOXMIN 4 // blocks per SM: 64 registers (with 3, 80: r=50 0.68 ms against 0.58)
-#endif
 template <int C>
-__global__ void __launch_bounds__(FT, GF_BOXMIN)
-    box_fused(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw, int ow,
-              int rows, int border, uint32_t half, box_div div)
+__global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
+    box_batch(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw,
+              int ow, int rows, int border, uint32_t half, box_div div)
 {
-    __shared__ uint32_t s_pre[2][FPAD + C]; // exclusive prefix of sample s at s + s / 16; the totals at FPAD + c
-    __shared__ uint32_t s_warp[FT / 32][C];
+    using S = batch_shape<C>;
+    extern __shared__ uint4 smem4[];
+    uint16_t *s_v = (uint16_t *)smem4;          // BB rows of RS window sums
+    uint8_t *s_o = (uint8_t *)(s_v + BB * S::RS); // BB rows of RO output bytes
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const long k = (long)blockIdx.x * ow - hw + t; // this thread's word of the row
-    const bool writes = t >= hw && t < hw + ow && k < words;
+    const long kout = (long)blockIdx.x * ow, k = kout - hw + t; // first output word, this thread's word
+    const int owv = (int)min((long)ow, words - kout);              // output words of this strip
     const int y0 = blockIdx.y * rows, y1 = min(H, y0 + rows);
+
+    // this lane's horizontal unit: row b of a batch, channel c, segment seg
+    const int b = lane % 8, g = warp * 4 + lane / 8, c = g % C, seg = g / C;
+    const int first = (int)((c - kout * 16 % C + C) % C); // channel c's first output sample, from hw * 16
+    const int nout = owv * 16, npx = (nout - first + C - 1) / C, L = S::seg_len((nout + C - 1) / C);
+    const int cnt = max(0, min(L, npx - seg * L));
+    const int j0 = hw * 16 + first + C * seg * L; // the unit's first output sample in the strip
+
+    // Words outside the row: WRAP reads the word the rule names (rows are whole
+    // words), ZERO reads none; CLAMP and MIRROR read none either and copy the
+    // window sums of the columns the rule names after each batch's sums are in
+    // shared memory (those columns lie in the strip: below).
+    const long src = t >= 2 * hw + ow           ? -1 // past the strip's halo: not needed
+                     : k >= 0 && k < words        ? k
+                     : border == GF_BORDER_WRAP ? (k % words + words) % words
+                                                : -1;
     const uint4 zero = make_uint4(0, 0, 0, 0);
-    uint32_t vE[4] = {}, vO[4] = {};
-    for (long j = (long)y0 - R; j <= (long)y0 + R; j++)
-        box_slide(vE, vO, box_fetch<C>(in, gf_border_index(j, H, border), k, words, W, border), zero);
-    uint4 add = zero, sub = zero; // the next row's update, on its way
-    if (y0 + 1 < y1) {
-        add = box_fetch<C>(in, gf_border_index((long)y0 + R + 1, H, border), k, words, W, border);
-        sub = box_fetch<C>(in, gf_border_index((long)y0 - R, H, border), k, words, W, border);
-    }
-    // Output sample 16 t + i reads the prefixes at 16 t + i + (R + 1) C and at
-    // 16 t + i - R C, whose words (s + s / 16) are ph[i] and pl[i], one further
-    // from i = 16 - rh (16 - rl) on.
-    const int dhi = (R + 1) * C, al = (R * C + 15) / 16, rh = dhi % 16, rl = 16 * al - R * C;
-    const int fh = 17 * (t + dhi / 16) + rh, fl = 17 * (t - al) + rl; // ph, pl as offsets into a buffer
-    for (int y = y0, buf = 0; y < y1; y++, buf ^= 1) {
-        uint32_t base[C] = {};
+    auto row_word = [&](long y) {
+        const long sy = gf_border_index(y, H, border);
+        return sy < 0 || src < 0 ? zero : ((const uint4 *)(in + (size_t)sy * words * 16))[src];
+    };
+    uint32_t vE[4] = {}, vO[4] = {}; // the window of row y0 - 1
+#pragma unroll 8
+    for (long j = (long)y0 - 1 - R; j <= (long)y0 - 1 + R; j++)
+        box_slide(vE, vO, row_word(j), zero);
+    uint4 add[BB], sub[BB]; // the next batch's rows entering and leaving
+    auto fetch = [&](int y) {
+        if (y > R && y + BB + R <= H && y + BB <= y1 && src >= 0) { // the common case: whole rows, no border
+            const uint4 *pa = (const uint4 *)in + (size_t)(y + R) * words + src, *ps = pa - (size_t)(2 * R + 1) * words;
 #pragma unroll
-        for (int j = 0; j < 4; j++) // the thread's totals per channel (a word starts at channel 0)
+            for (int i = 0; i < BB; i++)
+                add[i] = pa[(size_t)i * words], sub[i] = ps[(size_t)i * words];
+            return;
+        }
 #pragma unroll
-            for (int q = 0; q < 4; q++)
-                base[q % C] += box_sample(vE, vO, j, q);
+        for (int i = 0; i < BB; i++)
+            if (y + i < y1)
+                add[i] = row_word((long)y + i + R), sub[i] = row_word((long)y + i - R - 1);
+    };
+    // CLAMP and MIRROR strips at a row end: of the samples the horizontal
+    // step reads, [rl, lo) and [hi, rr) lie outside the row; the pixels the
+    // rule names for them lie within R of the row's ends, so in the strip
+    // (or the row is narrower than R, and the strip holds all of it)
+    const long base = (kout - hw) * 16; // the strip's first sample in the row
+    const int rl = hw * 16 - R * C, rr = (hw + owv) * 16 + R * C;
+    const int lo = (int)min((long)rr, max((long)rl, -base)), hi = (int)max((long)lo, min((long)rr, 16L * words - base));
+    const int ne = lo - rl + rr - hi; // samples to fill
+    const bool fix = (border == GF_BORDER_CLAMP || border == GF_BORDER_MIRROR) && ne > 0;
+    fetch(y0);
+    for (int y = y0; y < y1; y += BB) {
+        const int nb = min(BB, y1 - y);
 #pragma unroll
-        for (int c = 0; c < C; c++) { // exclusive scan of the threads' totals across the warp
-            uint32_t x = base[c];
-#pragma unroll
-            for (int d = 1; d < 32; d *= 2) {
-                const uint32_t u = __shfl_up_sync(0xffffffffu, x, d);
-                if (lane >= d)
-                    x += u;
+        for (int i = 0; i < BB; i++)
+            if (i < nb) {
+                box_slide(vE, vO, add[i], sub[i]);
+                uint4 *d = (uint4 *)(s_v + i * S::RS + 16 * t);
+                const uint4 lo = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
+                                            __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632)),
+                            hi = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
+                                            __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
+                d[0] = lo, d[1] = hi;
             }
-            if (lane == 31)
-                s_warp[warp][c] = x;
-            base[c] = x - base[c];
+        fetch(y + BB);
+        __syncthreads();
+        if (fix) {
+            for (int e = t; e < ne; e += S::FT) {
+                const int j = e < lo - rl ? rl + e : hi + e - (lo - rl);
+                const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
+                const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
+                for (int i = 0; i < nb; i++)
+                    s_v[i * S::RS + j] = s_v[i * S::RS + from];
+            }
+            __syncthreads();
+        }
+        if (b < nb && cnt > 0) {
+            const uint16_t *v = s_v + b * S::RS + j0;
+            uint8_t *o = s_o + b * S::RO + j0 - hw * 16;
+            uint32_t sum = half;
+#pragma unroll 4
+            for (int i = -R; i <= R; i++)
+                sum += v[i * C];
+            o[0] = (uint8_t)div(sum);
+            const uint16_t *va = v + (R + 1) * C, *vs = v - R * C;
+            int i = 1;
+            for (; i + HU <= cnt; i += HU, va += HU * C, vs += HU * C, o += HU * C) {
+                uint32_t d[HU]; // the loads first, then the chain of sums
+#pragma unroll
+                for (int u = 0; u < HU; u++)
+                    d[u] = va[u * C] - vs[u * C];
+#pragma unroll
+                for (int u = 0; u < HU; u++) {
+                    sum += d[u];
+                    o[(u + 1) * C] = (uint8_t)div(sum);
+                }
+            }
+            for (; i < cnt; i++) {
+                sum += va[0] - vs[0];
+                va += C, vs += C, o += C;
+                *o = (uint8_t)div(sum);
+            }
         }
         __syncthreads();
-        for (int w = 0; w < warp; w++)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                base[c] += s_warp[w][c];
-        uint32_t *pre = s_pre[buf];
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                pre[17 * t + 4 * j + q] = base[q % C];
-                base[q % C] += box_sample(vE, vO, j, q);
-            }
-        if (t == FT - 1)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                pre[FPAD + c] = base[c];
-        __syncthreads();
-        if (writes) {
-            const uint32_t *ph = pre + fh, *pl = pre + fl;
-            uint32_t o[4] = {0, 0, 0, 0};
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                const uint32_t sum = (i >= 16 - rh ? ph + 1 : ph)[i] - (i >= 16 - rl ? pl + 1 : pl)[i];
-                o[i / 4] |= div(sum + half) << (8 * (i % 4));
-            }
-            ((uint4 *)(out + (size_t)y * words * 16))[k] = make_uint4(o[0], o[1], o[2], o[3]);
-        }
-        if (y + 1 < y1) {
-            box_slide(vE, vO, add, sub);
-            if (y + 2 < y1) {
-                add = box_fetch<C>(in, gf_border_index((long)y + R + 2, H, border), k, words, W, border);
-                sub = box_fetch<C>(in, gf_border_index((long)y - R + 1, H, border), k, words, W, border);
-            }
-        }
+        if (t < owv)
+            for (int i = 0; i < nb; i++)
+                ((uint4 *)(out + (size_t)(y + i) * words * 16))[kout + t] = ((const uint4 *)(s_o + i * S::RO))[t];
     }
 }
 
-template <int C> cudaError_t launch_fused(const gf_image *in, gf_image *out, int R, int border, cudaStream_t st)
+template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int R, int border, cudaStream_t st)
 {
-    const int words = (int)((size_t)in->width * C / 16), hw = (R * C + 15) / 16, ow = FT - 2 * hw;
+    using S = batch_shape<C>;
+    const int words = (int)((size_t)in->width * C / 16), hw = (R * C + 15) / 16;
+    int ow = S::FT - 2 * hw;
     int sms = 1;
     const cudaError_t e = gf_sm_count(&sms);
     if (e != cudaSuccess)
         return e;
-    // rows per block: enough that the first window (2R + 1 rows) costs little
-    // against them, few enough for four blocks per SM
+    // the row's words shared evenly among the strips (a last strip of a few
+    // words would take as long as the others: 8192 gray8 pixels at radius 5
+    // are 512 words, 254 + 254 + 4 for ow = 254, and one wave); then bands of
+    // rows (a multiple of BB) such that strips x bands blocks fit the SMs at once
     const unsigned strips = gf_blocks(words, ow);
-    const long fill = ((long)in->height * strips + 4L * sms - 1) / (4L * sms);
-    const int rows = (int)max(16L, min((long)max(64, 4 * (2 * R + 1)), fill));
+    ow = (int)gf_blocks(words, strips);
+    const long bands = max(1L, (long)S::BLOCKS * sms / (long)strips);
+    const int rows = (int)((in->height + bands - 1) / bands + BB - 1) / BB * BB;
     const uint32_t n = (2u * R + 1) * (2u * R + 1);
-    box_fused<C><<<dim3(strips, gf_blocks(in->height, rows)), FT, 0, st>>>(
+    box_batch<C><<<dim3(strips, gf_blocks(in->height, rows)), S::FT, S::SMEM, st>>>(
         (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
         make_box_div(n));
     GF_LAUNCH_CHECK();
@@ -645,9 +678,9 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
             return words3x3::launch<C, box1_op>(in, out, border, st);
-        if constexpr (C == 4)
-            if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
-                return launch_fused<C>(in, out, R, border, st);
+        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out) &&
+            gf_fit_smem(box_batch<C>, batch_shape<C>::SMEM)) // (96 KB: else the two passes)
+            return launch_batch<C>(in, out, R, border, st);
         if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * C) % 2 == 0)
             return launch16<C>(in, out, scratch, R, border, st);
         if (wr)
