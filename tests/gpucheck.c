@@ -244,6 +244,17 @@ int main(int argc, char **argv)
         if (!quick)
             check("-box 1", 4160, 70, c, 8, (gf_border)((c + 1) % 4), 0);
     }
+    /* the one-pass box (8-bit rows of whole words, radius 2 to 127): several
+     * strips of the row and bands of rows, a last batch of rows cut short,
+     * strips at the row ends whose halo the border rule fills (from columns
+     * of the strip for clamp and mirror), and rows narrower than the radius */
+    static const char *const fused_boxes[] = {"-box 2", "-box 5", "-box 50", "-box 127"};
+    for (int c = 1; c <= 4; c++)
+        for (int b = 0; b < 4; b++) {
+            for (int i = 0; i < (quick ? 1 : 4); i++)
+                check(fused_boxes[(i + b + c) % 4], 4160, 75, c, 8, (gf_border)b, 0);
+            check("-box 127", 16, 300, c, 8, (gf_border)b, 0);
+        }
     /* more strips than the fused blur's persistent blocks (a few per SM):
      * each block takes several, one after another */
     if (!quick) {
