@@ -538,11 +538,10 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
             if (i < nb) {
                 box_slide(vE, vO, add[i], sub[i]);
                 uint4 *d = (uint4 *)(s_v + i * S::RS + 16 * t);
-                const uint4 lo = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
-                                            __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632)),
-                            hi = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
-                                            __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
-                d[0] = lo, d[1] = hi;
+                d[0] = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
+                                  __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632));
+                d[1] = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
+                                  __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
             }
         fetch(y + BB);
         __syncthreads();
