@@ -605,7 +605,7 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
     const unsigned strips = gf_blocks(words, ow);
     ow = (int)gf_blocks(words, strips);
     const long bands = max(1L, (long)S::BLOCKS * sms / (long)strips);
-    const int rows = (int)((in->height + bands - 1) / bands + BB - 1) / BB * BB;
+    const int rows = (int)gf_blocks(gf_blocks(in->height, bands), BB) * BB;
     const uint32_t n = (2u * R + 1) * (2u * R + 1);
     box_batch<C><<<dim3(strips, gf_blocks(in->height, rows)), S::FT, S::SMEM, st>>>(
         (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
