@@ -677,10 +677,11 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
             return words3x3::launch<C, box1_op>(in, out, border, st);
-        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out) &&
-            gf_fit_smem(box_batch<C>, batch_shape<C>::SMEM)) // (96 KB: else the two passes)
+        // 8-bit up to BOX16_R: 16-bit sums; one pass where its 96 KB of shared memory fit, else two
+        const bool fast8 = sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE;
+        if (fast8 && words3x3::fits(in, out) && gf_fit_smem(box_batch<C>, batch_shape<C>::SMEM))
             return launch_batch<C>(in, out, R, border, st);
-        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * C) % 2 == 0)
+        if (fast8 && (in->width * C) % 2 == 0)
             return launch16<C>(in, out, scratch, R, border, st);
         if (wr)
             return launch<T, uint64_t, uint64_t, C>(in, out, scratch, R, border, variant, st);
