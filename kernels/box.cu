@@ -250,9 +250,14 @@ __global__ void __launch_bounds__(BTHREADS) box_rows_px(const uint8_t *__restric
 // up to 127 (box_div; checked exhaustively).
 constexpr int BCK = 128;
 
-// (s * m) >> (32 + sh) == s / n for every s < 2^24: m = ceil(2^k / n) with
-// k = max(32, 24 + ceil(log2 n)) (Granlund and Montgomery: m n - 2^k < n <=
-// 2^(k - 24)); a box sum plus n/2 is below 2^24 for R <= 127.
+// (s * m) >> (32 + sh) == s / n for every s up to 255 n + n/2 (an 8-bit box
+// sum plus n/2): with m = ceil(2^k / n) and e = m n - 2^k, s m / 2^k = s / n
+// + s e / (n 2^k), and the second term is below 1/n (so cannot carry past
+// the next multiple of 1/n) when s e < 2^k.  k = 32, no shift, where that
+// holds for the largest s (every radius up to 34, and 37-41, 43, 50, 51 and
+// 56: checked exhaustively, which fails at every other radius);
+// else k = 24 + ceil(log2 n), where e < n <= 2^(k - 24) and s < 2^24 (R <=
+// 127) (Granlund and Montgomery).
 struct box_div {
     uint32_t m;
     int sh;
@@ -261,6 +266,9 @@ struct box_div {
 
 static box_div make_box_div(uint32_t n)
 {
+    const uint64_t m32 = ((1ull << 32) + n - 1) / n, smax = 255ull * n + n / 2;
+    if (m32 <= UINT32_MAX && smax * (m32 * n - (1ull << 32)) < (1ull << 32))
+        return box_div{(uint32_t)m32, 0};
     int lg = 0;
     while ((1u << lg) < n)
         lg++;
@@ -469,6 +477,53 @@ template <int C> struct batch_shape {
     }
 };
 
+// One lane's slide along its segment (cnt outputs of one channel of one row,
+// from the sums v, to the bytes o): the first window, then HU outputs at a
+// time, the loads first and then the chain of sums.  SH: the mean takes a
+// shift after the multiply-high (box_div).
+template <int C, bool SH>
+__device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int cnt, int R, uint32_t half, box_div div)
+{
+    auto mean = [&](uint32_t s) { return (uint8_t)(SH ? __umulhi(s, div.m) >> div.sh : __umulhi(s, div.m)); };
+    uint32_t sum = half;
+#pragma unroll 4
+    for (int i = -R; i <= R; i++)
+        sum += v[i * C];
+    o[0] = mean(sum);
+    const uint16_t *va = v + (R + 1) * C, *vs = v - R * C;
+    int i = 1;
+    uint32_t a[HU], d[HU]; // the next HU samples entering and leaving: loaded a step ahead of their sums
+    auto load = [&]() {
+#pragma unroll
+        for (int u = 0; u < HU; u++)
+            a[u] = va[u * C], d[u] = vs[u * C];
+        va += HU * C, vs += HU * C;
+    };
+    auto step = [&](const uint32_t(&ca)[HU], const uint32_t(&cd)[HU]) {
+#pragma unroll
+        for (int u = 0; u < HU; u++) {
+            sum += ca[u] - cd[u];
+            o[(u + 1) * C] = mean(sum);
+        }
+        i += HU, o += HU * C;
+    };
+    if (i + HU <= cnt) {
+        load();
+        for (; i + 2 * HU <= cnt;) {
+            const uint32_t ca[HU] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+            const uint32_t cd[HU] = {d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]};
+            load();
+            step(ca, cd);
+        }
+        step(a, d);
+    }
+    for (; i < cnt; i++) {
+        sum += va[0] - vs[0];
+        va += C, vs += C, o += C;
+        *o = mean(sum);
+    }
+}
+
 template <int C>
 __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     box_batch(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw,
@@ -558,29 +613,10 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
         if (b < nb && cnt > 0) {
             const uint16_t *v = s_v + b * S::RS + j0;
             uint8_t *o = s_o + b * S::RO + j0 - hw * 16;
-            uint32_t sum = half;
-#pragma unroll 4
-            for (int i = -R; i <= R; i++)
-                sum += v[i * C];
-            o[0] = (uint8_t)div(sum);
-            const uint16_t *va = v + (R + 1) * C, *vs = v - R * C;
-            int i = 1;
-            for (; i + HU <= cnt; i += HU, va += HU * C, vs += HU * C, o += HU * C) {
-                uint32_t d[HU]; // the loads first, then the chain of sums
-#pragma unroll
-                for (int u = 0; u < HU; u++)
-                    d[u] = va[u * C] - vs[u * C];
-#pragma unroll
-                for (int u = 0; u < HU; u++) {
-                    sum += d[u];
-                    o[(u + 1) * C] = (uint8_t)div(sum);
-                }
-            }
-            for (; i < cnt; i++) {
-                sum += va[0] - vs[0];
-                va += C, vs += C, o += C;
-                *o = (uint8_t)div(sum);
-            }
+            if (div.sh) // the multiply-high alone where it is exact: one instruction of six per output less
+                batch_slide<C, true>(v, o, cnt, R, half, div);
+            else
+                batch_slide<C, false>(v, o, cnt, R, half, div);
         }
         __syncthreads();
         if (t < owv)
