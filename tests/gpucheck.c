@@ -221,6 +221,11 @@ int main(int argc, char **argv)
         /* every sample in one bin (the maximum): one counter takes every count of its channel */
         check("-histogram", 2048, 1031, c, 8, GF_BORDER_CLAMP, 0);
         check("-histogram", 2048, 1031, c, 16, GF_BORDER_CLAMP, 0);
+        /* the one-pass box's largest sums, where its mean is the multiply-high
+         * alone (radius 34, 50) and where it takes a shift too (35, 127) */
+        static const char *const max_boxes[] = {"-box 34", "-box 35", "-box 50", "-box 127"};
+        for (int i = 0; i < 4; i++)
+            check(max_boxes[i], 1024, 80, c, 8, (gf_border)i, 0);
     }
     fill_max = 0;
     /* fewer bins than levels (8-bit: shifted samples), and a tail of samples after the last 16-byte word */
