@@ -18,6 +18,9 @@
 // 4 channels: whole pixels in SIMD lanes) or box_rows16 (1 and 3), columns
 // by box_cols16 (8 or 2 samples per thread, an exact multiply-shift mean).
 // The naive variant (benchmark baseline) sums every window directly.
+#include <cstdlib>
+#include <cstring>
+
 #include "words3x3.cuh"
 
 namespace {
@@ -525,30 +528,33 @@ __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int c
 }
 
 // The batch's nb output rows (owv words each, rows row_bytes apart from dst)
-// from the tile s_o (rows RO bytes apart) to the image.  On sm_90 one thread
-// hands them to the bulk-copy engine (cp.async.bulk: sizes and addresses are
-// whole 16-byte words), so that no thread loads and stores them (H200,
-// 8192^2, r = 5 / 15 / 50: RGBA8 0.277 / 0.300 / 0.336 ms against 0.258 /
-// 0.287 / 0.331, RGB8 and gray8 2-8% faster too); the threads' bytes must be
-// made visible to it first (bulk_fence, then a barrier), and it must have
-// read them before the next batch's outputs overwrite the tile (bulk_wait).
-// Elsewhere the block copies the words itself.
+// from the tile s_o (rows RO bytes apart) to the image.  With `bulk` (sm_90)
+// one thread hands them to the bulk-copy engine (cp.async.bulk: sizes and
+// addresses are whole 16-byte words), so that no thread loads and stores
+// them (H200, 8192^2, r = 5 / 15 / 50: RGBA8 0.277 / 0.300 / 0.336 ms
+// against 0.258 / 0.287 / 0.331, RGB8 and gray8 2-8% faster too); the
+// threads' bytes must be made visible to it first (bulk_fence, then a
+// barrier), and it must have read them before the next batch's outputs
+// overwrite the tile (bulk_wait).  Else the block copies the words itself.
 template <int RO>
-__device__ __forceinline__ void batch_store(uint8_t *dst, size_t row_bytes, const uint8_t *s_o, int owv, int nb)
+__device__ __forceinline__ void batch_store(uint8_t *dst, size_t row_bytes, const uint8_t *s_o, int owv, int nb,
+                                            bool bulk)
 {
 #if __CUDA_ARCH__ >= 900
-    if (threadIdx.x == 0) {
-        for (int i = 0; i < nb; i++)
-            asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + i * row_bytes),
-                         "r"((unsigned)__cvta_generic_to_shared(s_o + i * RO)), "r"(owv * 16)
-                         : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (bulk) {
+        if (threadIdx.x == 0) {
+            for (int i = 0; i < nb; i++)
+                asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + i * row_bytes),
+                             "r"((unsigned)__cvta_generic_to_shared(s_o + i * RO)), "r"(owv * 16)
+                             : "memory");
+            asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        }
+        return;
     }
-#else
+#endif
     if ((int)threadIdx.x < owv)
         for (int i = 0; i < nb; i++)
             ((uint4 *)(dst + i * row_bytes))[threadIdx.x] = ((const uint4 *)(s_o + i * RO))[threadIdx.x];
-#endif
 }
 __device__ __forceinline__ void bulk_fence()
 {
@@ -570,7 +576,7 @@ template <bool READ> __device__ __forceinline__ void bulk_wait()
 template <int C>
 __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     box_batch(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw,
-              int ow, int rows, int border, uint32_t half, box_div div)
+              int ow, int rows, int border, uint32_t half, box_div div, bool bulk)
 {
     using S = batch_shape<C>;
     extern __shared__ uint4 smem4[];
@@ -665,7 +671,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
         }
         bulk_fence(); // this thread's output bytes, visible to the bulk copies
         __syncthreads();
-        batch_store<S::RO>(out + ((size_t)y * words + kout) * 16, (size_t)words * 16, s_o, owv, nb);
+        batch_store<S::RO>(out + ((size_t)y * words + kout) * 16, (size_t)words * 16, s_o, owv, nb, bulk);
     }
     if (t == 0)
         bulk_wait<false>();
@@ -689,9 +695,13 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
     const long bands = max(1L, (long)S::BLOCKS * sms / (long)strips);
     const int rows = (int)gf_blocks(gf_blocks(in->height, bands), BB) * BB;
     const uint32_t n = (2u * R + 1) * (2u * R + 1);
+    // GPUFILTER_BULK_COPY=0: the block writes its rows out itself, for compute-sanitizer's
+    // initcheck, which does not see the bulk-copy engine's writes as initializing
+    // the image (tests/gpu.test)
+    static const bool bulk = !getenv("GPUFILTER_BULK_COPY") || strcmp(getenv("GPUFILTER_BULK_COPY"), "0") != 0;
     box_batch<C><<<dim3(strips, gf_blocks(in->height, rows)), S::FT, S::SMEM, st>>>(
         (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
-        make_box_div(n));
+        make_box_div(n), bulk);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }
