@@ -434,11 +434,12 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // segment) units, NS segments per channel) and slides along it, two 16-bit
 // shared loads, an add and box_div's multiply-high (and shift) per output,
 // its bytes going to a shared output tile whose rows the bulk-copy engine
-// stores to the image (batch_store).  Two barriers per BB rows.  Row strides and segment lengths are
-// chosen so that the lanes' loads fall in distinct banks.  Two blocks per SM
-// (shared memory: 96 KB each); C = 3 takes 6 warps, so that 4 NW units are
-// a whole number of (channel, segment) pairs (two blocks: at three, 96
-// registers, it spills, and RGB8 ran 23-25% slower).
+// stores to the image (batch_store).  Two barriers per BB rows.  Row
+// strides and segment lengths are chosen so that the lanes' loads fall in
+// distinct banks.  Two blocks per SM (shared memory: 96 KB each); C = 3
+// takes 6 warps, so that 4 NW units are a whole number of (channel,
+// segment) pairs (two blocks: at three, 96 registers, it spills, and RGB8
+// ran 23-25% slower).
 constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's slide
 
 // v (samples 4j, 4j + 2 in vE[j]; 4j + 1, 4j + 3 in vO[j]) += add - sub, lane by lane:
