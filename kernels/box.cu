@@ -514,8 +514,10 @@ __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int c
     if (i + HU <= cnt) {
         load();
         for (; i + 2 * HU <= cnt;) {
-            const uint32_t ca[HU] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
-            const uint32_t cd[HU] = {d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]};
+            uint32_t ca[HU], cd[HU];
+#pragma unroll
+            for (int u = 0; u < HU; u++)
+                ca[u] = a[u], cd[u] = d[u];
             load();
             step(ca, cd);
         }
