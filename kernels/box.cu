@@ -488,7 +488,7 @@ template <int C> struct batch_shape {
 template <int C, bool SH>
 __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int cnt, int R, uint32_t half, box_div div)
 {
-    auto mean = [&](uint32_t s) { return (uint8_t)(SH ? __umulhi(s, div.m) >> div.sh : __umulhi(s, div.m)); };
+    auto mean = [&](uint32_t s) { return (uint8_t)(SH ? div(s) : __umulhi(s, div.m)); };
     uint32_t sum = half;
 #pragma unroll 4
     for (int i = -R; i <= R; i++)
@@ -701,7 +701,10 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
     // GPUFILTER_BULK_COPY=0: the block writes its rows out itself, for compute-sanitizer's
     // initcheck, which does not see the bulk-copy engine's writes as initializing
     // the image (tests/gpu.test)
-    static const bool bulk = !getenv("GPUFILTER_BULK_COPY") || strcmp(getenv("GPUFILTER_BULK_COPY"), "0") != 0;
+    static const bool bulk = [] {
+        const char *v = getenv("GPUFILTER_BULK_COPY");
+        return !v || strcmp(v, "0") != 0;
+    }();
     box_batch<C><<<dim3(strips, gf_blocks(in->height, rows)), S::FT, S::SMEM, st>>>(
         (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
         make_box_div(n), bulk);
