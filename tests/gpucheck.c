@@ -260,6 +260,14 @@ int main(int argc, char **argv)
                 check(fused_boxes[(i + b + c) % 4], 4160, 75, c, 8, (gf_border)b, 0);
             check("-box 127", 16, 300, c, 8, (gf_border)b, 0);
         }
+    /* the one-pass box at every radius from 2 to 9 and every C: halos of 1
+     * to 3 words, the windows' edges (R C samples out) at 8 places in a word */
+    for (int c = 1; c <= 4; c++)
+        for (int r = 2; r <= 9; r++) {
+            char op[16];
+            snprintf(op, sizeof op, "-box %d", r);
+            check(op, 1040, 40, c, 8, (gf_border)((r + c) % 4), 0);
+        }
     /* more strips than the fused blur's persistent blocks (a few per SM):
      * each block takes several, one after another */
     if (!quick) {
