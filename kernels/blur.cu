@@ -640,7 +640,12 @@ __global__ void __launch_bounds__(MMA_THREADS)
 //   atomic counter (the same; sigma 5 0.586), 16 steps per task (0.417), 4
 //   (0.410), RGBA8 in 12-warp blocks (0.399), two blocks of 128 registers per
 //   SM (0.388-0.399, RGB8 and gray8 slower), the taps' fragments read from
-//   shared memory to free 16 registers (0.428).
+//   shared memory to free 16 registers (0.428);
+// - the first step's chunk 0 not staged (no output reads it), and one window
+//   at even C staged from r8 before the tile, not lh (48 pixels a row, not
+//   64, for RGBA8): sigma 1 / 2 0.398-0.409 / 0.393-0.407 -> 0.373-0.379 /
+//   0.369-0.376 (RGBA8), RGB8 sigma 2 0.341 -> 0.333; staged so at NK = 2
+//   too, the kernel spills and sigma 5 ran 6% slower (0.554-0.560).
 constexpr int FUSED_NK = 3, FUSED_STAGES = 3;
 static_assert(GF_BLUR_SHIFT1(8) == 8 && GF_BLUR_SHIFT2(8) == 24, "the roundings below");
 
