@@ -611,7 +611,8 @@ __global__ void __launch_bounds__(MMA_THREADS)
 // into byte planes; steps inside the image without border arithmetic), makes
 // pass 1 of its chunks and pass 2 of the 16-row outputs they complete, and
 // stores them through shared memory as 16-byte words.  The first step (s = -1)
-// stages the halo above the strip and makes no output.  Blocks are persistent
+// stages the halo above the strip (all but its chunk 0, which no output
+// window reaches) and makes no output.  Blocks are persistent
 // over the strips (XT columns by HS rows), so the taps' fragments (about 400
 // instructions a warp) are made once per block.
 // Roundings: pass 1 adds 2^7 through the low-byte product's accumulator, so
