@@ -260,6 +260,9 @@ int main(int argc, char **argv)
                 check(fused_boxes[(i + b + c) % 4], 4160, 75, c, 8, (gf_border)b, 0);
             check("-box 127", 16, 300, c, 8, (gf_border)b, 0);
         }
+    /* RGBA8 on either side of the radius where the one-pass box stops sliding whole pixels */
+    for (int b = 0; b < 4; b++)
+        check(b % 2 ? "-box 17" : "-box 16", 4160, 75, 4, 8, (gf_border)b, 0);
     /* the one-pass box at every radius from 2 to 9 and every C: halos of 1
      * to 3 words, the windows' edges (R C samples out) at 8 places in a word */
     for (int c = 1; c <= 4; c++)
