@@ -485,6 +485,26 @@ template <int C> struct batch_shape {
     }
 };
 
+// A slide's steps of N outputs while N more remain before cnt (i: the next
+// output; step advances it by N): the samples entering and leaving (a, d) are
+// loaded a step ahead of their sums.
+template <int N, typename T, typename Load, typename Step>
+__device__ __forceinline__ void steps_ahead(const int &i, int cnt, T (&a)[N], T (&d)[N], Load load, Step step)
+{
+    if (i + N > cnt)
+        return;
+    load();
+    while (i + 2 * N <= cnt) {
+        T ca[N], cd[N];
+#pragma unroll
+        for (int u = 0; u < N; u++)
+            ca[u] = a[u], cd[u] = d[u];
+        load();
+        step(ca, cd);
+    }
+    step(a, d);
+}
+
 // One lane's slide along its segment (cnt outputs of one channel of one row,
 // from the sums v, to the bytes o): the first window, then HU outputs at a
 // time, the loads first and then the chain of sums.  SH: the mean takes a
@@ -515,18 +535,7 @@ __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int c
         }
         i += HU, o += HU * C;
     };
-    if (i + HU <= cnt) {
-        load();
-        for (; i + 2 * HU <= cnt;) {
-            uint32_t ca[HU], cd[HU];
-#pragma unroll
-            for (int u = 0; u < HU; u++)
-                ca[u] = a[u], cd[u] = d[u];
-            load();
-            step(ca, cd);
-        }
-        step(a, d);
-    }
+    steps_ahead(i, cnt, a, d, load, step);
     for (; i < cnt; i++) {
         sum += va[0] - vs[0];
         va += C, vs += C, o += C;
@@ -574,18 +583,7 @@ __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int 
         }
         q += HP;
     };
-    if (q + HP <= np) {
-        load();
-        for (; q + 2 * HP <= np;) {
-            uint2 ca[HP], cd[HP];
-#pragma unroll
-            for (int u = 0; u < HP; u++)
-                ca[u] = a[u], cd[u] = d[u];
-            load();
-            step(ca, cd);
-        }
-        step(a, d);
-    }
+    steps_ahead(q, np, a, d, load, step);
     for (; q < np; q++) {
         slide(pa[0], ps[0]);
         pa++, ps++;
