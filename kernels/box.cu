@@ -445,6 +445,8 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // ran 23-25% slower).
 constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's slide
 constexpr int VEC_R = 16;     // RGBA8 up to this radius: batch_slide4
+constexpr int PACK_R = 7;     // and up to this one, its running sums in 16-bit lanes
+static_assert((2 * PACK_R + 1) * (2 * PACK_R + 1) * 255 + (2 * PACK_R + 1) * (2 * PACK_R + 1) / 2 <= 0xffff);
 
 // v (samples 4j, 4j + 2 in vE[j]; 4j + 1, 4j + 3 in vO[j]) += add - sub, lane by lane:
 // no lane leaves 0 .. 65535, since sub is one of the rows v holds.
@@ -545,21 +547,38 @@ __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int c
 
 // C = 4: one lane's slide along its segment of np whole pixels, all four
 // channels at once: one 8-byte shared load of a pixel's four sums entering and
-// one leaving, four running sums, one 4-byte store of the four means.  With
-// segments of an odd number of pixels, a half-warp's 16 loads (8 rows, 2
-// segments: rows RS = 16 bytes mod 128 apart) and a warp's 32 stores fall in
-// distinct banks.
-template <bool SH>
+// one leaving, four running sums, one 4-byte store of the four means.  A
+// pixel's sums lie as (c0, c2), (c1, c3) (16-bit lanes of two words: the
+// vertical step's vE, vO, stored as they are).  PK (radius up to PACK_R):
+// the running sums too are two words of 16-bit lanes, (c0, c2) and (c1, c3),
+// each updated by one add of the entering word and one subtract of the leaving
+// (exact: every lane's sum, n/2 included, stays below 2^16, so the 32-bit
+// result is the lanes' own).  With segments of an odd number of pixels, a
+// half-warp's 16 loads (8 rows, 2 segments: rows RS = 16 bytes mod 128 apart)
+// and a warp's 32 stores fall in distinct banks.
+template <bool SH, bool PK>
 __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int np, int R, uint32_t half,
                                              box_div div)
 {
     auto mean = [&](uint32_t s) { return SH ? div(s) : __umulhi(s, div.m); };
-    uint32_t s0 = half, s1 = half, s2 = half, s3 = half;
+    uint32_t s[4]; // PK: (c0, c2), (c1, c3) in 16-bit lanes; else c0, c2, c1, c3
+    if constexpr (PK)
+        s[0] = s[1] = half * 0x10001u;
+    else
+        s[0] = s[1] = s[2] = s[3] = half;
     auto slide = [&](uint2 a, uint2 d) {
-        s0 += (a.x & 0xffff) - (d.x & 0xffff), s1 += (a.x >> 16) - (d.x >> 16);
-        s2 += (a.y & 0xffff) - (d.y & 0xffff), s3 += (a.y >> 16) - (d.y >> 16);
+        if constexpr (PK)
+            s[0] += a.x - d.x, s[1] += a.y - d.y;
+        else
+            s[0] += (a.x & 0xffff) - (d.x & 0xffff), s[1] += (a.x >> 16) - (d.x >> 16),
+                s[2] += (a.y & 0xffff) - (d.y & 0xffff), s[3] += (a.y >> 16) - (d.y >> 16);
     };
-    auto put = [&](int q) { ((uint32_t *)o)[q] = mean(s0) | mean(s1) << 8 | mean(s2) << 16 | mean(s3) << 24; };
+    auto put = [&](int q) {
+        const uint32_t c0 = PK ? s[0] & 0xffff : s[0], c2 = PK ? s[0] >> 16 : s[1];
+        const uint32_t c1 = PK ? s[1] & 0xffff : s[2], c3 = PK ? s[1] >> 16 : s[3];
+        ((uint32_t *)o)[q] = __byte_perm(__byte_perm(mean(c0), mean(c1), 0x0040),
+                                         __byte_perm(mean(c2), mean(c3), 0x0040), 0x5410);
+    };
     const uint2 *p = (const uint2 *)v; // pixel i's four sums: p[i]
 #pragma unroll 4
     for (int i = -R; i <= R; i++)
@@ -711,6 +730,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     const int lo = (int)min((long)rr, max((long)rl, -base)), hi = (int)max((long)lo, min((long)rr, 16L * words - base));
     const int ne = lo - rl + rr - hi; // samples to fill
     const bool fix = (border == GF_BORDER_CLAMP || border == GF_BORDER_MIRROR) && ne > 0;
+    auto at = [](int j) { return VEC ? (j & ~3) | (j & 1) << 1 | (j >> 1 & 1) : j; }; // sample j's sum in a row of s_v
     fetch(y0);
     for (int y = y0; y < y1; y += BB) {
         const int nb = min(BB, y1 - y);
@@ -719,10 +739,15 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
             if (i < nb) {
                 box_slide(vE, vO, add[i], sub[i]);
                 uint4 *d = (uint4 *)(s_v + i * S::RS + 16 * t);
-                d[0] = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
-                                  __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632));
-                d[1] = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
-                                  __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
+                if constexpr (VEC) { // pixel j's sums as (c0, c2), (c1, c3): vE[j], vO[j] (batch_slide4)
+                    d[0] = make_uint4(vE[0], vO[0], vE[1], vO[1]);
+                    d[1] = make_uint4(vE[2], vO[2], vE[3], vO[3]);
+                } else { // in sample order
+                    d[0] = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
+                                      __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632));
+                    d[1] = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
+                                      __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
+                }
             }
         fetch(y + BB);
         if (t == 0)
@@ -734,7 +759,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
                 const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
                 const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
                 for (int i = 0; i < nb; i++)
-                    s_v[i * S::RS + j] = s_v[i * S::RS + from];
+                    s_v[i * S::RS + at(j)] = s_v[i * S::RS + at(from)];
             }
             __syncthreads();
         }
@@ -743,9 +768,11 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
             uint8_t *o = s_o + b * S::RO + j0 - hw * 16;
             if constexpr (VEC) {
                 if (div.sh)
-                    batch_slide4<true>(v, o, cnt, R, half, div);
+                    batch_slide4<true, false>(v, o, cnt, R, half, div);
+                else if (R <= PACK_R)
+                    batch_slide4<false, true>(v, o, cnt, R, half, div);
                 else
-                    batch_slide4<false>(v, o, cnt, R, half, div);
+                    batch_slide4<false, false>(v, o, cnt, R, half, div);
             } else if (div.sh) // the multiply-high alone where it is exact: one instruction of six per output less
                 batch_slide<C, true>(v, o, cnt, R, half, div);
             else

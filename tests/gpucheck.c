@@ -226,6 +226,10 @@ int main(int argc, char **argv)
         static const char *const max_boxes[] = {"-box 34", "-box 35", "-box 50", "-box 127"};
         for (int i = 0; i < 4; i++)
             check(max_boxes[i], 1024, 80, c, 8, (gf_border)i, 0);
+        /* RGBA8's running sums in 16-bit lanes at their largest (radius 7), and past them (8) */
+        if (c == 4)
+            for (int b = 0; b < 4; b++)
+                check(b % 2 ? "-box 8" : "-box 7", 1024, 80, c, 8, (gf_border)b, 0);
     }
     fill_max = 0;
     /* fewer bins than levels (8-bit: shifted samples), and a tail of samples after the last 16-byte word */
