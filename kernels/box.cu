@@ -430,19 +430,26 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // fits), and stores it to shared memory, BB rows of the strip; the loads of
 // the next BB rows are issued before the horizontal step, so they arrive
 // while it runs.  Horizontal: each lane owns one channel of one of the BB
-// rows along a segment of the strip (32 lanes: 8 rows x 4 (channel,
+// rows along a segment of the strip (a warp's 32 lanes: 8 rows x 4 (channel,
 // segment) units, NS segments per channel) and slides along it, two 16-bit
 // shared loads, an add and box_div's multiply-high (and shift) per output,
 // its bytes going to a shared output tile whose rows the bulk-copy engine
 // stores to the image (batch_store).  Two barriers per BB rows.  Row
 // strides and segment lengths are chosen so that the lanes' loads fall in
 // distinct banks.  RGBA8 up to radius VEC_R: each lane owns a segment of
-// whole pixels instead (32 segments a row), one 8-byte load per pixel entering
-// and leaving, four running sums, one 4-byte store (batch_slide4): a quarter of
-// the shared accesses.  Two blocks per SM (shared memory: 96 KB each); C = 3
-// takes 6 warps, so that 4 NW units are a whole number of (channel,
-// segment) pairs (two blocks: at three, 96 registers, it spills, and RGB8
-// ran 23-25% slower).
+// whole pixels instead (4 NW segments a row), one 8-byte load per pixel
+// entering and leaving, four running sums, one 4-byte store (batch_slide4): a
+// quarter of the shared accesses.  Six warps a block (for C = 3, so that 4 NW
+// units are a whole number of (channel, segment) pairs), two blocks per SM
+// (shared memory: 72 KB each; at three blocks, 96 registers, RGB8 spilled and
+// ran 23-25% slower).  Six warps rather than eight fit the row's words more
+// closely (8192 RGBA8 pixels at radius 5: 11 strips of 187 words, 191 of 192
+// threads reading, against 9 of 228, 232 of 256) and give each lane a longer
+// segment: H200, 8192^2, radius 5 / 15 / 50: RGBA8 0.187-0.193 / 0.240-0.243
+// / 0.314 ms against 0.213-0.215 / 0.264-0.265 / 0.314-0.316 with eight;
+// gray+alpha 0.119-0.121 / 0.134-0.135 / 0.170-0.171 against 0.132-0.135 /
+// 0.146-0.147 / 0.189-0.190; gray8 0.070-0.073 / 0.080-0.082 / 0.104-0.107
+// against 0.077 / 0.086 / 0.111-0.113.
 constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's slide
 constexpr int VEC_R = 16;     // RGBA8 up to this radius: batch_slide4
 constexpr int PACK_R = 7;     // and up to this one, its running sums in 16-bit lanes
@@ -461,7 +468,7 @@ __device__ __forceinline__ void box_slide(uint32_t (&vE)[4], uint32_t (&vO)[4], 
 }
 
 template <int C> struct batch_shape {
-    static constexpr int NW = C == 3 ? 6 : 8; // warps: 4 NW (channel, segment) units per row
+    static constexpr int NW = 6; // warps: 4 NW (channel, segment) units per row
     static constexpr int FT = 32 * NW, NS = 4 * NW / C, BLOCKS = 2; // blocks per SM
     static constexpr int RS = 16 * FT + 8;  // row stride of the sums, in samples: RS / 2 = 4 (mod 32) words
     static constexpr int RO = 16 * FT + 16; // row stride of the outputs, in bytes: RO / 4 = 4 (mod 32)
@@ -675,8 +682,8 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     const int b = lane % 8, g = warp * 4 + lane / 8, c = g % C, seg = g / C;
     const int first = (int)((c - kout * 16 % C + C) % C); // channel c's first output sample, from hw * 16
     const int nout = owv * 16, npx = (nout - first + C - 1) / C, L = S::seg_len((nout + C - 1) / C);
-    // VEC: unit g is segment g of whole pixels, L4 of them (odd: below)
-    const int L4 = ((nout / 4 + 31) / 32) | 1;
+    // VEC: unit g is segment g of whole pixels (4 NW of them), L4 pixels long (odd: below)
+    const int L4 = ((nout / 4 + 4 * S::NW - 1) / (4 * S::NW)) | 1;
     const int cnt = VEC ? max(0, min(L4, nout / 4 - g * L4)) : max(0, min(L, npx - seg * L));
     const int j0 = hw * 16 + (VEC ? 4 * g * L4 : first + C * seg * L); // the unit's first output sample in the strip
 
@@ -787,9 +794,12 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
 }
 
 // The one-pass box's kernel for radius R: RGBA8 up to VEC_R slides whole pixels
-// (H200, 8192^2: radius 5 0.231 ms against 0.248 a channel per lane, radius 15
-// 0.269 against 0.273; radius 50 0.344 against 0.315: a lane's segment is a
-// quarter as long, so its first window costs four times as much per output)
+// (H200, 8192^2, eight warps a block: radius 5 0.231 ms against 0.248 a channel
+// per lane, radius 15 0.269 against 0.273; radius 50 0.344 against 0.315: a
+// lane's segment is a quarter as long, so its first window costs four times as
+// much per output.  Six warps: radius 17 0.250 against 0.253-0.254, 24 0.263
+// against 0.260-0.262, 30 0.277-0.278 against 0.268-0.269, 50 0.361-0.371
+// against 0.314: kept at 16, within 1.5% up to radius 24)
 template <int C> auto batch_kernel(int R)
 {
     return C == 4 && R <= VEC_R ? box_batch<C, C == 4> : box_batch<C>;
@@ -806,7 +816,7 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
         return e;
     // the row's words shared evenly among the strips (a last strip of a few
     // words would take as long as the others: 8192 gray8 pixels at radius 5
-    // are 512 words, 254 + 254 + 4 for ow = 254, and one wave); then bands of
+    // are 512 words, 190 + 190 + 132 for ow = 190, and one wave); then bands of
     // rows (a multiple of BB) such that strips x bands blocks fit the SMs at once
     const unsigned strips = gf_blocks(words, ow);
     ow = (int)gf_blocks(words, strips);
@@ -890,7 +900,7 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
             return words3x3::launch<C, box1_op>(in, out, border, st);
-        // 8-bit up to BOX16_R: 16-bit sums; one pass where its 96 KB of shared memory fit, else two
+        // 8-bit up to BOX16_R: 16-bit sums; one pass where its 72 KB of shared memory fit, else two
         const bool fast8 = sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE;
         if (fast8 && words3x3::fits(in, out) && gf_fit_smem(batch_kernel<C>(R), batch_shape<C>::SMEM))
             return launch_batch<C>(in, out, R, border, st);
