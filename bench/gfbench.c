@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* gpufilter's kernel benchmark: for W x H images of random data (RGBA8, RGB8,
- * gray8, RGBA16 unless -f names others: gray+alpha is graya8, graya16), the median time (CUDA events, warm-up, 25 runs) of every
- * kernel, its naive global-memory variant, the NPP counterpart (RGBA8, when
- * built with NPP) and, as the ceiling, a 1-D device-to-device cudaMemcpyAsync
- * of the same bytes, all in one run.
+ * gray8, RGBA16, or the formats -f names, gray+alpha among them), the median
+ * time (CUDA events, warm-up, 25 runs) of every kernel, its naive
+ * global-memory variant, the NPP counterpart (RGBA8, when built with NPP) and,
+ * as the ceiling, a 1-D device-to-device cudaMemcpyAsync of the same bytes, all
+ * in one run.
  *   gfbench [-s WxH] [-n RUNS] [-f FORMAT,...] [-op PREFIX] [-csv FILE] */
 #include "config.h"
 
@@ -196,7 +197,8 @@ static void upload_taps(double sigma, int depth)
 
 static void bench_format(const char *fmt, int w, int h)
 {
-    const int c = strstr(fmt, "rgba") ? 4 : strstr(fmt, "rgb") ? 3 : strstr(fmt, "graya") ? 2 : 1, d = strstr(fmt, "16") ? 16 : 8;
+    const int c = strstr(fmt, "rgba") ? 4 : strstr(fmt, "rgb") ? 3 : strstr(fmt, "graya") ? 2 : 1;
+    const int d = strstr(fmt, "16") ? 16 : 8;
     const size_t bytes = (size_t)w * h * c * d / 8;
     in = (gf_image){w, h, c, d, (size_t)w * c * d / 8, NULL};
     out = in;
@@ -304,10 +306,13 @@ static void bench_format(const char *fmt, int w, int h)
     CK(cudaFree(scratch));
 }
 
+#define FORMATS "rgba8 rgb8 graya8 gray8 rgba16 rgb16 graya16 gray16"
+#define DEFAULT_FORMATS "rgba8,rgb8,gray8,rgba16"
+
 int main(int argc, char **argv)
 {
     int w = 8192, h = 8192;
-    const char *formats = "rgba8,rgb8,gray8,rgba16";
+    const char *formats = DEFAULT_FORMATS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-s") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
             i++;
@@ -323,20 +328,17 @@ int main(int argc, char **argv)
             fprintf(csv, "format,op,ms,GBps,of_copy,naive_ms,tiling_gain,npp_ms,speedup_vs_npp\n");
         } else {
             fprintf(stderr, "usage: gfbench [-s WxH] [-n RUNS] [-f FORMAT,...] [-op PREFIX] [-csv FILE]\n"
-                            "  FORMAT: rgba8 rgb8 graya8 gray8 rgba16 rgb16 graya16 gray16"
-                            " (default rgba8,rgb8,gray8,rgba16)\n");
+                            "  FORMAT: %s (default %s)\n", FORMATS, DEFAULT_FORMATS);
             return 2;
         }
     }
-    static const char *const known[] = {"rgba8", "rgb8", "graya8", "gray8", "rgba16", "rgb16", "graya16", "gray16"};
     char check[128];
     snprintf(check, sizeof check, "%s", formats);
     for (char *f = strtok(check, ","); f; f = strtok(NULL, ",")) {
-        size_t k = 0;
-        while (k < sizeof known / sizeof known[0] && strcmp(f, known[k]))
-            k++;
-        if (k == sizeof known / sizeof known[0]) {
-            fprintf(stderr, "gfbench: unknown format '%s' (rgba8 rgb8 graya8 gray8 rgba16 rgb16 graya16 gray16)\n", f);
+        char word[32];
+        snprintf(word, sizeof word, " %s ", f);
+        if (!strstr(" " FORMATS " ", word)) {
+            fprintf(stderr, "gfbench: unknown format '%s' (%s)\n", f, FORMATS);
             return 2;
         }
     }
