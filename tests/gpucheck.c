@@ -226,10 +226,13 @@ int main(int argc, char **argv)
         static const char *const max_boxes[] = {"-box 34", "-box 35", "-box 50", "-box 127"};
         for (int i = 0; i < 4; i++)
             check(max_boxes[i], 1024, 80, c, 8, (gf_border)i, 0);
-        /* RGBA8's running sums in 16-bit lanes at their largest (radius 7), and past them (8) */
+        /* RGBA8's running sums in 16-bit lanes at their largest (radius 7), and
+         * past them (8); its whole-pixel slide at its largest radius (16) */
         if (c == 4)
-            for (int b = 0; b < 4; b++)
+            for (int b = 0; b < 4; b++) {
                 check(b % 2 ? "-box 8" : "-box 7", 1024, 80, c, 8, (gf_border)b, 0);
+                check("-box 16", 1024, 80, c, 8, (gf_border)b, 0);
+            }
     }
     fill_max = 0;
     /* fewer bins than levels (8-bit: shifted samples), and a tail of samples after the last 16-byte word */
@@ -267,6 +270,17 @@ int main(int argc, char **argv)
     /* RGBA8 on either side of the radius where the one-pass box stops sliding whole pixels */
     for (int b = 0; b < 4; b++)
         check(b % 2 ? "-box 17" : "-box 16", 4160, 75, 4, 8, (gf_border)b, 0);
+    /* RGBA8 at every radius of the whole-pixel slide with 32-bit running sums
+     * (8 to 16), under every border: rows with strips at both ends (the
+     * windows' edges at every place in a word), and rows narrower than the radius */
+    for (int r = 8; r <= 16; r++)
+        for (int b = 0; b < 4; b++) {
+            char op[16];
+            snprintf(op, sizeof op, "-box %d", r);
+            check(op, 1040, 24, 4, 8, (gf_border)b, 0);
+            if (r % 4 == b)
+                check(op, 8, 40, 4, 8, (gf_border)b, 0);
+        }
     /* the one-pass box at every radius from 2 to 9 and every C: halos of 1
      * to 3 words, the windows' edges (R C samples out) at 8 places in a word */
     for (int c = 1; c <= 4; c++)
