@@ -332,15 +332,26 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char check[128];
-    snprintf(check, sizeof check, "%s", formats);
-    for (char *f = strtok(check, ","); f; f = strtok(NULL, ",")) {
+    /* the -f list split once, each name checked before any work */
+    char list[128];
+    const char *fmt[16];
+    int nfmt = 0;
+    if (snprintf(list, sizeof list, "%s", formats) >= (int)sizeof list) {
+        fprintf(stderr, "gfbench: -f list too long\n");
+        return 2;
+    }
+    for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
         char word[32];
         snprintf(word, sizeof word, " %s ", f);
         if (!strstr(" " FORMATS " ", word)) {
             fprintf(stderr, "gfbench: unknown format '%s' (%s)\n", f, FORMATS);
             return 2;
         }
+        if (nfmt == (int)(sizeof fmt / sizeof fmt[0])) {
+            fprintf(stderr, "gfbench: -f names more than %d formats\n", nfmt);
+            return 2;
+        }
+        fmt[nfmt++] = f;
     }
     if (runs < 1 || runs > 512 || w < 1 || h < 1)
         return 2;
@@ -377,10 +388,8 @@ int main(int argc, char **argv)
 #else
     printf("gfbench: built without NPP: no side-by-side column\n");
 #endif
-    char list[128];
-    snprintf(list, sizeof list, "%s", formats);
-    for (char *f = strtok(list, ","); f; f = strtok(NULL, ","))
-        bench_format(f, w, h);
+    for (int i = 0; i < nfmt; i++)
+        bench_format(fmt[i], w, h);
     if (csv)
         fclose(csv);
     return 0;
