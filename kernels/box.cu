@@ -130,8 +130,8 @@ constexpr int BOX16_R = 127, BK = 33, BTHREADS = 128;
 // = 33 is odd, so the lanes' loads (stride 33 * C words) fall in distinct
 // banks.  Sums go out through shared memory as whole rows of the tile.
 template <int C>
-__global__ void __launch_bounds__(BTHREADS) box_rows16(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid, int W,
-                                                       int tiles, int R, int border)
+__global__ void __launch_bounds__(BTHREADS)
+    box_rows16(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid, int W, int tiles, int R, int border)
 {
     constexpr int G = BTHREADS / C, TILE = G * BK;
     extern __shared__ uint32_t smem[];

@@ -40,7 +40,8 @@ __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, i
         const int c0 = PER % C == 0 ? 0 : (int)((k * PER) % C);
 #pragma unroll
         for (int j = 0; j < PER; j++) {
-            const uint32_t s = sizeof(T) == 1 ? (u[j / 4] >> (8 * (j % 4))) & 0xff : (u[j / 2] >> (16 * (j % 2))) & 0xffff;
+            const uint32_t s =
+                sizeof(T) == 1 ? (u[j / 4] >> (8 * (j % 4))) & 0xff : (u[j / 2] >> (16 * (j % 2))) & 0xffff;
             if constexpr (PER % C == 0)
                 atomicAdd(h[j % C] + (s >> shift), 1u);
             else

@@ -55,7 +55,8 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
             if (k4)
                 v = 4 * (int)m[c] - n4;
             else
-                v = 8 * (int)m[c] - n4 - (int)(m[c - pitch - C] + m[c - pitch + C] + m[c + pitch - C] + m[c + pitch + C]);
+                v = 8 * (int)m[c] - n4 -
+                    (int)(m[c - pitch - C] + m[c - pitch + C] + m[c + pitch - C] + m[c + pitch + C]);
             if (v < 0)
                 v = -v;
             o[c] = (T)((uint32_t)v > maxval ? maxval : (uint32_t)v);
