@@ -449,7 +449,13 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // / 0.314 ms against 0.213-0.215 / 0.264-0.265 / 0.314-0.316 with eight;
 // gray+alpha 0.119-0.121 / 0.134-0.135 / 0.170-0.171 against 0.132-0.135 /
 // 0.146-0.147 / 0.189-0.190; gray8 0.070-0.073 / 0.080-0.082 / 0.104-0.107
-// against 0.077 / 0.086 / 0.111-0.113.
+// against 0.077 / 0.086 / 0.111-0.113.  They also leave more L1, where the
+// rows' loads land: two blocks of 72 KB take the 164 KB shared-memory
+// carveout (92 KB of L1), two of eight warps' 96 KB took 196 KB (60 KB of
+// L1), and six warps with the carveout forced to 196 KB were about as slow as
+// eight.  A ring of each thread's window in shared memory, read for the
+// rows leaving instead of L2 or DRAM, cut r=15's DRAM traffic by 29% but
+// left 8 warps an SM and was 9-13% slower (docs/PERFORMANCE.md).
 constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's slide
 constexpr int VEC_R = 16;     // RGBA8 up to this radius: batch_slide4
 constexpr int PACK_R = 7;     // and up to this one, its running sums in 16-bit lanes
