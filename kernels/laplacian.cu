@@ -71,6 +71,13 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
 // negative before the absolute difference and stay below 2^16, saturated at
 // 255; alpha (C = 2, 4) is copied.
 template <int C, bool K4> struct lap_op {
+    // 6 blocks an SM (80 registers, spilling 60-190 bytes) rather than the 5
+    // that ptxas chose (96-104 registers): H200, 8192^2, Laplacian 8 / 4, ms:
+    // RGBA8 0.161-0.162 / 0.161-0.162 -> 0.157-0.159 / 0.157-0.158, RGB8
+    // 0.131-0.133 / 0.137-0.139 -> 0.129-0.130 / 0.127-0.128, gray8 0.055-0.056
+    // / 0.057-0.058 -> 0.055 / 0.054-0.055; 8 (64 registers) spilled more and
+    // was 30-70% slower
+    static constexpr int MIN_BLOCKS = 6;
     // |x - y| per 16-bit lane: max.u16x2, min.u16x2 and a subtraction that
     // cannot borrow across lanes (3 instructions; __vabsdiffu2 takes 13 on sm_90)
     static __device__ uint32_t absdiff2(uint32_t x, uint32_t y) { return __vmaxu2(x, y) - __vminu2(x, y); }

@@ -159,9 +159,10 @@ __device__ __forceinline__ void strip(uint8_t *__restrict__ out, int k, int word
 }
 
 // Warps whose rows and words all lie inside the image (neither row end, no
-// word past it) read them without the border rule.
+// word past it) read them without the border rule.  Op::MIN_BLOCKS: the
+// blocks per SM that ptxas must fit in registers (0: its own choice).
 template <int C, typename Op>
-__global__ void __launch_bounds__(WTHREADS) stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W,
+__global__ void __launch_bounds__(WTHREADS, Op::MIN_BLOCKS) stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W,
                                                     int H, int words, int border)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
