@@ -7,7 +7,9 @@
 //     double-buffered), then each thread rescans its chunk from its offset)
 //     and writes the curve gf_equalize_value() as a lookup table; alpha gets
 //     the identity;
-//  3. one thread per sample maps it through its channel's table.
+//  3. the samples mapped through their channel's table: 8-bit images whose
+//     buffers are 16-byte aligned by equalize_apply8 (below), the rest one
+//     thread per sample.
 #include "kernel_util.cuh"
 
 namespace {
@@ -63,6 +65,66 @@ __global__ void equalize_apply(const T *__restrict__ in, T *__restrict__ out, si
         out[k] = (T)lut[(size_t)(k % C) * levels + in[k]];
 }
 
+// 8-bit: each thread maps AU 16-byte words at a time (their loads issued
+// together), grid-stride, through the tables in shared memory, a copy per
+// lane: byte s of channel c's table lies in 32-bit word (c * 64 + s / 4) * 32
+// + l of lane l's copy, that is in bank l, so the 32 lookups of a warp never
+// share a bank (C x 8 KB).  The samples after the last whole word, fewer than
+// 16, are mapped by block 0 from the table in global memory.  H200, 8192^2,
+// the whole equalisation, RGBA8 / RGB8 / gray8: 0.277-0.281 / 0.231-0.232 /
+// 0.077-0.078 ms, against 0.817 / 0.637 / 0.206 with one thread per sample (a
+// byte load, a lookup in global memory and a byte store).
+constexpr int AT = 256, AU = 4;
+
+// The four samples of x (channel c0 for its first byte) through this lane's tables t.
+template <int C> __device__ __forceinline__ uint32_t equalize_word(const uint8_t *t, uint32_t x, int c0)
+{
+    uint32_t v[4];
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+        const uint32_t s = x >> (8 * b) & 0xff;
+        const int c = C == 1 ? 0 : C == 3 ? (c0 + b) % 3 : b % C;
+        v[b] = t[c * 8192 + ((s & 0xfc) << 5 | (s & 3))];
+    }
+    return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
+}
+
+template <int C>
+__global__ void __launch_bounds__(AT) equalize_apply8(const uint4 *__restrict__ in, uint4 *__restrict__ out,
+                                                      size_t samples, const uint32_t *__restrict__ lut)
+{
+    extern __shared__ uint32_t s_lut[]; // [C][64][32]
+    // the entries' low bytes: those of levels below the first present are not
+    // 8-bit values (no sample looks them up), and must not spill into their neighbours
+    for (int i = threadIdx.x; i < C * 64 * 32; i += AT) {
+        const uint32_t *l = lut + (i / 2048) * 256 + i / 32 % 64 * 4;
+        s_lut[i] = __byte_perm(__byte_perm(l[0], l[1], 0x0040), __byte_perm(l[2], l[3], 0x0040), 0x5410);
+    }
+    __syncthreads();
+    const uint8_t *t = (const uint8_t *)(s_lut + threadIdx.x % 32);
+    const size_t words = samples / 16, stride = (size_t)gridDim.x * AT * AU;
+    for (size_t k0 = (size_t)blockIdx.x * AT * AU + threadIdx.x; k0 < words; k0 += stride) {
+        uint4 w[AU];
+#pragma unroll
+        for (int u = 0; u < AU; u++)
+            if (k0 + u * AT < words)
+                w[u] = in[k0 + u * AT];
+#pragma unroll
+        for (int u = 0; u < AU; u++) {
+            const size_t k = k0 + u * AT;
+            if (k >= words)
+                break;
+            const int c0 = C == 3 ? (int)(k % 3) : 0; // word k starts at sample 16 k: channel 16 k % 3 = k % 3
+            out[k] = make_uint4(equalize_word<C>(t, w[u].x, c0), equalize_word<C>(t, w[u].y, (c0 + 1) % 3),
+                                equalize_word<C>(t, w[u].z, (c0 + 2) % 3), equalize_word<C>(t, w[u].w, c0));
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x < samples % 16) {
+        const size_t i = words * 16 + threadIdx.x;
+        ((uint8_t *)out)[i] = (uint8_t)lut[(i % C) * 256 + ((const uint8_t *)in)[i]];
+    }
+}
+
 } // namespace
 
 extern "C" size_t gf_equalize_scratch_bytes(const gf_image *in)
@@ -82,9 +144,26 @@ extern "C" cudaError_t gf_equalize_launch(const gf_image *in, gf_image *out, voi
     equalize_lut<<<in->channels, SCAN_THREADS, 0, st>>>(counts, lut, levels, in->channels,
                                                          (unsigned long long)in->width * in->height);
     GF_LAUNCH_CHECK();
+    int sms = 1;
+    if ((e = gf_sm_count(&sms)) != cudaSuccess)
+        return e;
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         const size_t n = gf_samples(in);
-        equalize_apply<T, C><<<gf_blocks(n, 256), 256, 0, st>>>((const T *)in->data, (T *)out->data, n, lut, levels);
+        if (sizeof(T) == 1 && ((uintptr_t)in->data | (uintptr_t)out->data) % 16 == 0) {
+            // as many blocks as fit the SMs at once, each taking an equal share of the words
+            const size_t smem = (size_t)C * 8192;
+            int per_sm = 0;
+            cudaError_t oe = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, equalize_apply8<C>, AT, smem);
+            if (oe != cudaSuccess)
+                return oe;
+            unsigned blocks = gf_blocks(n / 16, AT * AU);
+            const unsigned most = (unsigned)max(1, per_sm) * (unsigned)sms;
+            blocks = max(1u, min(blocks, most));
+            equalize_apply8<C><<<blocks, AT, smem, st>>>((const uint4 *)in->data, (uint4 *)out->data, n, lut);
+        } else {
+            equalize_apply<T, C><<<gf_blocks(n, 256), 256, 0, st>>>((const T *)in->data, (T *)out->data, n, lut,
+                                                                    levels);
+        }
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });

@@ -245,6 +245,11 @@ int main(int argc, char **argv)
     for (int c = 1; c <= 4; c++)
         check("-histogram", 131, 67, c, 16, GF_BORDER_CLAMP, 0);
     hist_bins = 0;
+    /* 8-bit equalisation over more 16-byte words than its blocks take in one
+     * step (at most 8 blocks of 1024 words an SM: 17.3 M samples on 132 SMs),
+     * with a tail of 6 or 12 samples after the last word; C = 3 only in the quick run */
+    for (int c = quick ? 3 : 1; c <= (quick ? 3 : 4); c++)
+        check("-equalize", 5003, 5300 / c, c, 8, GF_BORDER_CLAMP, 0);
     /* radius 300 on a 100x100 image: the column halo no longer fits shared memory */
     for (int c = 1; c <= 4; c++)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
