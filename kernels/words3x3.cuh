@@ -162,8 +162,8 @@ __device__ __forceinline__ void strip(uint8_t *__restrict__ out, int k, int word
 // word past it) read them without the border rule.  Op::MIN_BLOCKS: the
 // blocks per SM that ptxas must fit in registers (0: its own choice).
 template <int C, typename Op>
-__global__ void __launch_bounds__(WTHREADS, Op::MIN_BLOCKS) stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W,
-                                                    int H, int words, int border)
+__global__ void __launch_bounds__(WTHREADS, Op::MIN_BLOCKS)
+    stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int border)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     const int y0 = blockIdx.y * WROWS, y1 = min(H, y0 + WROWS); // output rows [y0, y1) read rows y0 - 1 to y1
