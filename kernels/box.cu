@@ -713,9 +713,10 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
                      : border == GF_BORDER_ZERO ? -1
                                                 : min(max(k, 0L), words - 1L);
     const uint4 zero = make_uint4(0, 0, 0, 0);
+    auto word_at = [&](long y) { return ((const uint4 *)(in + (size_t)y * words * 16))[src]; }; // row y inside
     auto row_word = [&](long y) {
         const long sy = gf_border_index(y, H, border);
-        return sy < 0 || src < 0 ? zero : ((const uint4 *)(in + (size_t)sy * words * 16))[src];
+        return sy < 0 || src < 0 ? zero : word_at(sy);
     };
     // The window of row y0 - 1 (rows y0 - 1 - R to y0 - 1 + R), PRO rows at a
     // time: their loads first, then their sums, so that PRO loads are in
@@ -737,7 +738,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
         }
     };
     if (wlo >= 0 && whi < H && src >= 0) // rows inside the image, a word inside the row: no border rule
-        window([&](long y) { return ((const uint4 *)(in + (size_t)y * words * 16))[src]; });
+        window(word_at);
     else
         window(row_word);
     uint4 add[BB], sub[BB]; // the next batch's rows entering and leaving
