@@ -910,9 +910,11 @@ extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius)
 // sum (at most 2295) per 16-bit lane, then (sum + 4) / 9 as ((sum + 4) * 7282)
 // >> 16, exact for every sum up to 2295 (checked exhaustively).
 struct box1_op {
-    // ptxas's own choice, 96 registers and 5 blocks an SM: 6 (80 registers)
-    // measured the same (H200, 8192^2, RGBA8 0.157-0.158 ms, gray8 0.056)
-    static constexpr int MIN_BLOCKS = 0;
+    // 7 blocks an SM (72 registers, 12 bytes spilled): H200, 8192^2, ms, RGBA8
+    // / RGB8 / gray8 0.157-0.159 / 0.130-0.132 / 0.057-0.059 at ptxas's own
+    // choice (80 registers, 6 blocks) -> 0.156-0.158 / 0.127-0.129 /
+    // 0.055-0.057; 6 and 5 blocks measured the same
+    static constexpr int MIN_BLOCKS = 7;
     static __device__ uint32_t div9(uint32_t s) // two 16-bit lanes
     {
         return (((s & 0xffff) + 4) * 7282 >> 16) | (((s >> 16) + 4) * 7282 >> 16) << 16;
