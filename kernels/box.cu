@@ -913,7 +913,8 @@ struct box1_op {
     // 7 blocks an SM (72 registers, 12 bytes spilled): H200, 8192^2, ms, RGBA8
     // / RGB8 / gray8 0.157-0.159 / 0.130-0.132 / 0.057-0.059 at ptxas's own
     // choice (80 registers, 6 blocks) -> 0.156-0.158 / 0.127-0.129 /
-    // 0.055-0.057; 6 and 5 blocks measured the same
+    // 0.055-0.057; 6 and 5 blocks measured the same, 8 (64 registers, 44-52
+    // bytes spilled) 1-2% slower than 7
     static constexpr int MIN_BLOCKS = 7;
     static __device__ uint32_t div9(uint32_t s) // two 16-bit lanes
     {
