@@ -439,11 +439,12 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // distinct banks.  RGBA8 up to radius VEC_R: each lane owns a segment of
 // whole pixels instead (4 NW segments a row), one 8-byte load per pixel
 // entering and leaving, four running sums, one 4-byte store (batch_slide4): a
-// quarter of the shared accesses.  Six warps a block (for C = 3, so that 4 NW
-// units are a whole number of (channel, segment) pairs), two blocks per SM
-// (shared memory: 72 KB each; at three blocks, 96 registers, RGB8 spilled and
-// ran 23-25% slower).  Six warps rather than eight fit the row's words more
-// closely (8192 RGBA8 pixels at radius 5: 11 strips of 187 words, 191 of 192
+// quarter of the shared accesses; gray8 slides four samples a step, from 8-byte
+// loads to one 4-byte store (batch_slide1), a quarter too.  Six warps a block
+// (for C = 3, so that 4 NW units are a whole number of (channel, segment)
+// pairs), two blocks per SM (shared memory: 72 KB each; at three blocks, 96
+// registers, RGB8 spilled and ran 23-25% slower).  Six warps rather than
+// eight fit the row's words more closely (8192 RGBA8 pixels at radius 5: 11 strips of 187 words, 191 of 192
 // threads reading, against 9 of 228, 232 of 256) and give each lane a longer
 // segment: H200, 8192^2, radius 5 / 15 / 50: RGBA8 0.187-0.193 / 0.240-0.243
 // / 0.314 ms against 0.213-0.215 / 0.264-0.265 / 0.314-0.316 with eight;
@@ -479,20 +480,25 @@ template <int C> struct batch_shape {
     static constexpr int FT = 32 * NW, NS = 4 * NW / C, BLOCKS = 2; // blocks per SM
     static constexpr int RS = 16 * FT + 8;  // row stride of the sums, in samples: RS / 2 = 4 (mod 32) words
     static constexpr int RO = 16 * FT + 16; // row stride of the outputs, in bytes: RO / 4 = 4 (mod 32)
-    static constexpr size_t SMEM = (size_t)BB * RS * 2 + (size_t)BB * RO;
+    static constexpr int VOFF = C == 1 ? 16 : 0; // bytes before s_v (batch_slide1's first chunks)
+    static constexpr size_t SMEM = VOFF + (size_t)BB * RS * 2 + (size_t)BB * RO;
     // Segment length for n outputs of a channel, such that the 32 lanes' loads
     // fall in distinct banks (or share a word).  Lane (row b, unit q) reads
     // sample 8 b + p_q (mod 64: RS = 8 mod 64): two words of its row's four
     // banks for C = 4; for C < 4 the warp's units span two (C = 2, 3) or four
     // (C = 1) segments, C L samples apart, and C L must place the next
-    // segment's lanes in the banks the first leaves free: L = 2 mod 8 (C =
-    // 1), 2 mod 4 (C = 2), 4 mod 8 (C = 3).  (RGB8 at 8192^2, radius 15: 0.324
-    // ms with L = 114, 2-way conflicts, against 0.259 with L = 124.)
+    // segment's lanes in the banks the first leaves free: L = 2 mod 4 (C =
+    // 2), 4 mod 8 (C = 3).  (RGB8 at 8192^2, radius 15: 0.324 ms with L = 114,
+    // 2-way conflicts, against 0.259 with L = 124.)  C = 1 (batch_slide1)
+    // loads 8 bytes a lane, a half-warp at a time (8 rows of two segments):
+    // the second segment's two banks are the two its row leaves free for L / 2
+    // = 2 mod 4 words; its 4-byte stores (8 rows of four segments, rows 4
+    // banks apart) fall in distinct banks for L / 4 odd: L = 4 mod 8.
     static __device__ __forceinline__ int seg_len(int n)
     {
         int L = (n + NS - 1) / NS;
         if constexpr (C == 1)
-            L += (10 - L % 8) % 8;
+            L += (12 - L % 8) % 8;
         else if constexpr (C == 2)
             L += (6 - L % 4) % 4;
         else if constexpr (C == 3)
@@ -556,6 +562,72 @@ __device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int c
         sum += va[0] - vs[0];
         va += C, vs += C, o += C;
         *o = mean(sum);
+    }
+}
+
+// The four 16-bit samples S to S + 3 of the 8 that two aligned 8-byte chunks hold.
+template <int S> __device__ __forceinline__ uint2 chunk_at(uint2 p, uint2 q)
+{
+    if constexpr (S == 0)
+        return p;
+    else if constexpr (S == 1)
+        return make_uint2(__funnelshift_r(p.x, p.y, 16), __funnelshift_r(p.y, q.x, 16));
+    else if constexpr (S == 2)
+        return make_uint2(p.y, q.x);
+    else
+        return make_uint2(__funnelshift_r(p.y, q.x, 16), __funnelshift_r(q.x, q.y, 16));
+}
+
+// The sum of v[lo] .. v[hi - 1] (v 8-byte aligned): aligned 8-byte chunks between single samples.
+__device__ __forceinline__ uint32_t span_sum(const uint16_t *v, int lo, int hi)
+{
+    uint32_t s = 0;
+    const int a = min((lo + 3) & ~3, hi), b = a + ((hi - a) & ~3);
+    for (int i = lo; i < a; i++)
+        s += v[i];
+#pragma unroll 4
+    for (int i = a; i < b; i += 4) {
+        const uint2 c = *(const uint2 *)(v + i);
+        s += (c.x & 0xffff) + (c.x >> 16) + (c.y & 0xffff) + (c.y >> 16);
+    }
+    for (int i = b; i < hi; i++)
+        s += v[i];
+    return s;
+}
+
+// C = 1: one lane's slide along its segment (cnt outputs; v and o aligned to
+// 4 samples), four outputs a step: the four sums entering and the four leaving
+// each from two aligned 8-byte chunks (one new a step, loaded a step ahead),
+// the four means to one 4-byte store: 3 shared accesses per 4 outputs, where
+// batch_slide makes 12.  RA = R mod 4: output i's entering sum v[i + R] lies
+// RA samples into its chunk for i a multiple of 4, the leaving v[i - R - 1] 3 -
+// RA.  The chunks may lie past the segment (in the row: RS > 16 FT + 7) or,
+// for the first segment of row 0, up to 8 bytes before s_v (its offset).
+template <bool SH, int RA>
+__device__ __forceinline__ void batch_slide1(const uint16_t *v, uint8_t *o, int cnt, int R, uint32_t half, box_div div)
+{
+    auto mean = [&](uint32_t s) { return SH ? div(s) : __umulhi(s, div.m); };
+    constexpr int LA = 3 - RA;
+    uint32_t sum = half + span_sum(v, -R - 1, R); // the window of output -1
+    const uint2 *pa = (const uint2 *)(v + R - RA), *ps = (const uint2 *)(v - R - 1 - LA);
+    uint2 a0 = pa[0], a1 = pa[1], s0 = ps[0], s1 = ps[1];
+    int i = 0;
+#pragma unroll 2
+    for (; i + 4 <= cnt; i += 4) {
+        pa++, ps++;
+        const uint2 a2 = pa[1], s2 = ps[1]; // a step ahead
+        const uint2 e = chunk_at<RA>(a0, a1), l = chunk_at<LA>(s0, s1);
+        uint32_t m[4];
+        sum += (e.x & 0xffff) - (l.x & 0xffff), m[0] = mean(sum);
+        sum += (e.x >> 16) - (l.x >> 16), m[1] = mean(sum);
+        sum += (e.y & 0xffff) - (l.y & 0xffff), m[2] = mean(sum);
+        sum += (e.y >> 16) - (l.y >> 16), m[3] = mean(sum);
+        *(uint32_t *)(o + i) = __byte_perm(__byte_perm(m[0], m[1], 0x0040), __byte_perm(m[2], m[3], 0x0040), 0x5410);
+        a0 = a1, a1 = a2, s0 = s1, s1 = s2;
+    }
+    for (; i < cnt; i++) {
+        sum += v[i + R] - v[i - R - 1];
+        o[i] = (uint8_t)mean(sum);
     }
 }
 
@@ -678,8 +750,8 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
 {
     using S = batch_shape<C>;
     extern __shared__ uint4 smem4[];
-    uint16_t *s_v = (uint16_t *)smem4;          // BB rows of RS window sums
-    uint8_t *s_o = (uint8_t *)(s_v + BB * S::RS); // BB rows of RO output bytes
+    uint16_t *s_v = (uint16_t *)((uint8_t *)smem4 + S::VOFF); // BB rows of RS window sums
+    uint8_t *s_o = (uint8_t *)(s_v + BB * S::RS);               // BB rows of RO output bytes
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const long kout = (long)blockIdx.x * ow, k = kout - hw + t; // first output word, this thread's word
     const int owv = (int)min((long)ow, words - kout);              // output words of this strip
@@ -807,6 +879,19 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
                     batch_slide4<false, true>(v, o, cnt, R, half, div);
                 else
                     batch_slide4<false, false>(v, o, cnt, R, half, div);
+            } else if constexpr (C == 1) {
+                const auto slide = [&]<int RA>() {
+                    if (div.sh)
+                        batch_slide1<true, RA>(v, o, cnt, R, half, div);
+                    else
+                        batch_slide1<false, RA>(v, o, cnt, R, half, div);
+                };
+                switch (R & 3) {
+                case 0: slide.template operator()<0>(); break;
+                case 1: slide.template operator()<1>(); break;
+                case 2: slide.template operator()<2>(); break;
+                default: slide.template operator()<3>(); break;
+                }
             } else if (div.sh) // the multiply-high alone where it is exact: one instruction of six per output less
                 batch_slide<C, true>(v, o, cnt, R, half, div);
             else
