@@ -444,9 +444,9 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
 // (for C = 3, so that 4 NW units are a whole number of (channel, segment)
 // pairs), two blocks per SM (shared memory: 72 KB each; at three blocks, 96
 // registers, RGB8 spilled and ran 23-25% slower).  Six warps rather than
-// eight fit the row's words more closely (8192 RGBA8 pixels at radius 5: 11 strips of 187 words, 191 of 192
-// threads reading, against 9 of 228, 232 of 256) and give each lane a longer
-// segment: H200, 8192^2, radius 5 / 15 / 50: RGBA8 0.187-0.193 / 0.240-0.243
+// eight fit the row's words more closely (8192 RGBA8 pixels at radius 5: 11
+// strips of 187 words, 191 of 192 threads reading, against 9 of 228, 232 of
+// 256) and give each lane a longer segment: H200, 8192^2, radius 5 / 15 / 50: RGBA8 0.187-0.193 / 0.240-0.243
 // / 0.314 ms against 0.213-0.215 / 0.264-0.265 / 0.314-0.316 with eight;
 // gray+alpha 0.119-0.121 / 0.134-0.135 / 0.170-0.171 against 0.132-0.135 /
 // 0.146-0.147 / 0.189-0.190; gray8 0.070-0.073 / 0.080-0.082 / 0.104-0.107
