@@ -622,7 +622,7 @@ __device__ __forceinline__ void batch_slide1(const uint16_t *v, uint8_t *o, int 
         sum += (e.x >> 16) - (l.x >> 16), m[1] = mean(sum);
         sum += (e.y & 0xffff) - (l.y & 0xffff), m[2] = mean(sum);
         sum += (e.y >> 16) - (l.y >> 16), m[3] = mean(sum);
-        *(uint32_t *)(o + i) = __byte_perm(__byte_perm(m[0], m[1], 0x0040), __byte_perm(m[2], m[3], 0x0040), 0x5410);
+        *(uint32_t *)(o + i) = gf_pack_bytes(m[0], m[1], m[2], m[3]);
         a0 = a1, a1 = a2, s0 = s1, s1 = s2;
     }
     for (; i < cnt; i++) {
@@ -659,7 +659,7 @@ __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int 
             s[0] += (a.x & 0xffff) - (d.x & 0xffff), s[1] += (a.x >> 16) - (d.x >> 16),
                 s[2] += (a.y & 0xffff) - (d.y & 0xffff), s[3] += (a.y >> 16) - (d.y >> 16);
     };
-    auto put = [&](int q) {
+    auto put = [&](int q) { // (gf_pack_bytes here gives ptxas another schedule, unmeasured: written out)
         const uint32_t c0 = PK ? s[0] & 0xffff : s[0], c2 = PK ? s[0] >> 16 : s[1];
         const uint32_t c1 = PK ? s[1] & 0xffff : s[2], c3 = PK ? s[1] >> 16 : s[3];
         ((uint32_t *)o)[q] = __byte_perm(__byte_perm(mean(c0), mean(c1), 0x0040),

@@ -86,7 +86,7 @@ template <int C> __device__ __forceinline__ uint32_t equalize_word(const uint8_t
         const int c = C == 1 ? 0 : C == 3 ? (c0 + b) % 3 : b % C;
         v[b] = t[c * 8192 + ((s & 0xfc) << 5 | (s & 3))];
     }
-    return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
+    return gf_pack_bytes(v[0], v[1], v[2], v[3]);
 }
 
 template <int C>
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(AT) equalize_apply8(const uint4 *__restrict__ 
     // 8-bit values (no sample looks them up), and must not spill into their neighbours
     for (int i = threadIdx.x; i < C * 64 * 32; i += AT) {
         const uint32_t *l = lut + (i / 2048) * 256 + i / 32 % 64 * 4;
-        s_lut[i] = __byte_perm(__byte_perm(l[0], l[1], 0x0040), __byte_perm(l[2], l[3], 0x0040), 0x5410);
+        s_lut[i] = gf_pack_bytes(l[0], l[1], l[2], l[3]);
     }
     __syncthreads();
     const uint8_t *t = (const uint8_t *)(s_lut + threadIdx.x % 32);

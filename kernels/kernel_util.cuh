@@ -82,6 +82,12 @@ __device__ __forceinline__ void gf_cp_async16(void *dst, const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src));
 }
 
+// The low bytes of a, b, c and d as the bytes 0 to 3 of one word (three byte permutes).
+__device__ __forceinline__ uint32_t gf_pack_bytes(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
+}
+
 // Opt a kernel into more than 48 KB of dynamic shared memory when asked; false if it cannot fit.
 template <typename K> static bool gf_fit_smem(K kernel, size_t bytes)
 {
