@@ -255,7 +255,7 @@ static void bench_format(const char *fmt, int w, int h)
         struct job j = {ops[i].k, ops[i].name, ops[i].arg, GF_KERNEL_TILED};
         if (ops[i].k == K_ROTATE) { /* the enlarged canvas */
             int ow, oh;
-            gf_rotate_shape(30, w, h, &ow, &oh);
+            gf_rotate_shape(ops[i].arg, w, h, &ow, &oh);
             out.width = ow, out.height = oh, out.stride = (size_t)ow * c * d / 8;
         } else if (ops[i].k == K_ORIENT && (ops[i].arg == GF_ORIENT_TRANSPOSE || ops[i].arg == GF_ORIENT_ROT90)) {
             out.width = h, out.height = w, out.stride = (size_t)h * c * d / 8;

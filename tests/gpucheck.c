@@ -177,9 +177,11 @@ int main(int argc, char **argv)
                              : (int)(sizeof full_sizes / sizeof full_sizes[0]);
     static const char *const blurs[] = {"-blur 0.5", "-blur 2", "-blur 5", "-blur 40x3", "-blur 20", "-blur 300x100"};
     static const char *const boxes[] = {"-box 1", "-box 5", "-box 15", "-box 50", "-box 300", "-box 2"};
-    static const char *const others[] = {"-laplacian",  "-laplacian=4", "-transpose", "-transverse", "-flip",
-                                         "-flop",       "-rotate 90",   "-rotate 180", "-rotate 270", "-equalize",
-                                         "-histogram",  "-rotate 30",   "-rotate 200.5"};
+    static const char *const others[] = {"-laplacian", "-laplacian=4", "-transpose",    "-transverse", "-flip",
+                                         "-flop",      "-rotate 90",   "-rotate 180",   "-rotate 270", "-equalize",
+                                         "-histogram", "-rotate 30",   "-rotate 200.5", "-rotate 3",   "-rotate 87.5",
+                                         "-rotate 300"}; /* warps 8, 16 and 32 wide */
+    const int nothers = (int)(sizeof others / sizeof others[0]);
     static const char *const chains[] = {"-blur 2 -laplacian -rotate 90", "-box 3 -equalize -transpose -blur 1",
                                          "-rotate 33 -box 1 -flip", "-flop -blur 3 -rotate 270 -box 2 -histogram"};
     int k = 0;
@@ -196,7 +198,7 @@ int main(int argc, char **argv)
                     if (quick)
                         break;
                 }
-                for (int o = 2; o < 13; o++)
+                for (int o = 2; o < nothers; o++)
                     check(others[o], w, h, c, d, GF_BORDER_CLAMP, o >= 11 ? 1 : 0);
                 if (!quick)
                     check(chains[(c + d) % 4], w, h, c, d, (gf_border)(c % 4), 1);
