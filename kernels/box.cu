@@ -993,21 +993,34 @@ extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius)
 
 // Radius 1 on 8-bit rows of whole 16-byte words (words3x3.cuh): the nine-sample
 // sum (at most 2295) per 16-bit lane, then (sum + 4) / 9 as ((sum + 4) * 7282)
-// >> 16, exact for every sum up to 2295 (checked exhaustively).
+// >> 16, exact for every sum up to 2295 (checked exhaustively).  Of each row
+// the op keeps its sums and the sums of it and the row above.
 struct box1_op {
     // 7 blocks an SM (72 registers, 12 bytes spilled): H200, 8192^2, ms, RGBA8
     // / RGB8 / gray8 0.157-0.159 / 0.130-0.132 / 0.057-0.059 at ptxas's own
     // choice (80 registers, 6 blocks) -> 0.156-0.158 / 0.127-0.129 /
     // 0.055-0.057; 6 and 5 blocks measured the same, 8 (64 registers, 44-52
-    // bytes spilled) 1-2% slower than 7
+    // bytes spilled) 1-2% slower than 7 (when each row's sums were kept; with
+    // the partial sums 8 was 0-6% slower)
     static constexpr int MIN_BLOCKS = 7;
+    uint32_t tE[4], tO[4], hE[4], hO[4]; // rows y - 1 and y summed; row y
     static __device__ uint32_t div9(uint32_t s) // two 16-bit lanes
     {
         return (((s & 0xffff) + 4) * 7282 >> 16) | (((s >> 16) + 4) * 7282 >> 16) << 16;
     }
-    static __device__ uint32_t word(const words3x3::row &a, const words3x3::row &b, const words3x3::row &c, int j)
+    __device__ void first(const words3x3::row &a, const words3x3::row &b)
     {
-        return div9(a.hE[j] + b.hE[j] + c.hE[j]) | div9(a.hO[j] + b.hO[j] + c.hO[j]) << 8;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            tE[j] = a.hE[j] + b.hE[j], tO[j] = a.hO[j] + b.hO[j], hE[j] = b.hE[j], hO[j] = b.hO[j];
+    }
+    __device__ void next(const words3x3::row &c, uint32_t (&res)[4])
+    {
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            res[j] = div9(tE[j] + c.hE[j]) | div9(tO[j] + c.hO[j]) << 8;
+            tE[j] = hE[j] + c.hE[j], tO[j] = hO[j] + c.hO[j], hE[j] = c.hE[j], hO[j] = c.hO[j];
+        }
     }
 };
 

@@ -66,35 +66,70 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
     }
 }
 
-// The Laplacian on 16-byte words (words3x3.cuh): |9m - (three row sums)| for
-// 8 neighbours and |5m - (up + down + row sum)| for 4, which never go
-// negative before the absolute difference and stay below 2^16, saturated at
-// 255; alpha (C = 2, 4) is copied.
+// The Laplacian on 16-byte words (words3x3.cuh), per 16-bit lane: |9m - (the
+// three rows' sums)| for 8 neighbours, |5m - (up + down + the row's sum)| for
+// 4, saturated at 255; alpha (C = 2, 4) is copied.  Of each row the op keeps
+// only a partial result: D, the output row's centre term less the sums of the
+// rows seen so far (biased by B to stay at or above 0 in every lane, so that
+// no lane borrows from the next), and the sums (8) or centres (4) that the
+// next output row subtracts; the row below then gives |D - B - its part|.
 template <int C, bool K4> struct lap_op {
-    // 6 blocks an SM (80 registers, spilling 60-190 bytes) rather than the 5
-    // that ptxas chose (96-104 registers): H200, 8192^2, Laplacian 8 / 4, ms:
-    // RGBA8 0.161-0.162 / 0.161-0.162 -> 0.157-0.159 / 0.157-0.158, RGB8
-    // 0.131-0.133 / 0.137-0.139 -> 0.129-0.130 / 0.127-0.128, gray8 0.055-0.056
-    // / 0.057-0.058 -> 0.055 / 0.054-0.055; 8 (64 registers) spilled more and
-    // was 30-70% slower
+    // 6 blocks an SM (80 registers) rather than the 5 that ptxas chose (96-104
+    // registers): H200, 8192^2, Laplacian 8 / 4, ms: RGBA8 0.161-0.162 /
+    // 0.161-0.162 -> 0.157-0.159 / 0.157-0.158, RGB8 0.131-0.133 / 0.137-0.139
+    // -> 0.129-0.130 / 0.127-0.128, gray8 0.055-0.056 / 0.057-0.058 -> 0.055 /
+    // 0.054-0.055 (when each row's centre and sums were kept, and spilled
+    // 60-190 bytes); 8 (64 registers) spilled more and was 30-70% slower.
+    // With the partial results: 7 the same or 1-2% slower, 8 RGBA8 0.216 ms
+    // against 0.158, gray8 0.054 against 0.051
     static constexpr int MIN_BLOCKS = 6;
+    // D = 9m - h(y - 1) - h(y) + B in [0, 2295 + B] (h: a row's sum, <= 765), or 5m - m(y - 1) - h(y) + B
+    static constexpr uint32_t B = (K4 ? 255 + 765 : 2 * 765) * 0x10001u;
+    static constexpr uint32_t AM = C == 4 ? 0xff000000u : C == 2 ? 0xff00ff00u : 0u; // alpha bytes
+    struct kept { // of a row, what the output row below it subtracts: its sums (8) or its centres (4)
+        uint32_t e[4], o[4];
+    };
+    uint32_t dE[4], dO[4], m[4]; // D; the words of D's row (alpha)
+    kept p;                      // of D's row
     // |x - y| per 16-bit lane: max.u16x2, min.u16x2 and a subtraction that
     // cannot borrow across lanes (3 instructions; __vabsdiffu2 takes 13 on sm_90)
     static __device__ uint32_t absdiff2(uint32_t x, uint32_t y) { return __vmaxu2(x, y) - __vminu2(x, y); }
-    static __device__ uint32_t word(const words3x3::row &a, const words3x3::row &b, const words3x3::row &c, int j)
+    static __device__ kept keep(const words3x3::row &r)
+    {
+        kept k;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            k.e[j] = K4 ? r.cE[j] : r.hE[j], k.o[j] = K4 ? r.cO[j] : r.hO[j];
+        return k;
+    }
+    // row r after the row above it (q: what was kept of that one): D of r's output row
+    __device__ void take(const kept q, const words3x3::row &r)
+    {
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            if (K4) {
+                dE[j] = (r.cE[j] << 2) + r.cE[j] + B - q.e[j] - r.hE[j];
+                dO[j] = (r.cO[j] << 2) + r.cO[j] + B - q.o[j] - r.hO[j];
+            } else {
+                dE[j] = (r.cE[j] << 3) + r.cE[j] + B - q.e[j] - r.hE[j];
+                dO[j] = (r.cO[j] << 3) + r.cO[j] + B - q.o[j] - r.hO[j];
+            }
+            m[j] = r.m[j];
+        }
+        p = keep(r);
+    }
+    __device__ void first(const words3x3::row &a, const words3x3::row &b) { take(keep(a), b); }
+    __device__ void next(const words3x3::row &c, uint32_t (&res)[4])
     {
         using words3x3::LO;
-        constexpr uint32_t AM = C == 4 ? 0xff000000u : C == 2 ? 0xff00ff00u : 0u; // alpha bytes
-        uint32_t vE, vO;
-        if (K4) {
-            vE = absdiff2((b.cE[j] << 2) + b.cE[j], a.cE[j] + c.cE[j] + b.hE[j]);
-            vO = absdiff2((b.cO[j] << 2) + b.cO[j], a.cO[j] + c.cO[j] + b.hO[j]);
-        } else {
-            vE = absdiff2((b.cE[j] << 3) + b.cE[j], a.hE[j] + b.hE[j] + c.hE[j]);
-            vO = absdiff2((b.cO[j] << 3) + b.cO[j], a.hO[j] + b.hO[j] + c.hO[j]);
+        const kept q = keep(c);
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const uint32_t vE = absdiff2(dE[j], q.e[j] + B), vO = absdiff2(dO[j], q.o[j] + B);
+            const uint32_t v = __vminu2(vE, LO) | __vminu2(vO, LO) << 8;
+            res[j] = (v & ~AM) | (m[j] & AM);
         }
-        const uint32_t v = __vminu2(vE, LO) | __vminu2(vO, LO) << 8;
-        return (v & ~AM) | (b.m[j] & AM);
+        take(p, c);
     }
 };
 
