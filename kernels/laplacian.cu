@@ -80,8 +80,8 @@ template <int C, bool K4> struct lap_op {
     // -> 0.129-0.130 / 0.127-0.128, gray8 0.055-0.056 / 0.057-0.058 -> 0.055 /
     // 0.054-0.055 (when each row's centre and sums were kept, and spilled
     // 60-190 bytes); 8 (64 registers) spilled more and was 30-70% slower.
-    // With the partial results: 7 the same or 1-2% slower, 8 RGBA8 0.216 ms
-    // against 0.158, gray8 0.054 against 0.051
+    // With the partial results: 7 1-6% slower (gray8 Laplacian 8 0.052-0.054
+    // ms against 0.051), 8 RGBA8 0.216 against 0.158, gray8 0.054
     static constexpr int MIN_BLOCKS = 6;
     // D = 9m - h(y - 1) - h(y) + B in [0, 2295 + B] (h: a row's sum, <= 765), or 5m - m(y - 1) - h(y) + B
     static constexpr uint32_t B = (K4 ? 255 + 765 : 2 * 765) * 0x10001u;
