@@ -105,15 +105,11 @@ template <int C, bool K4> struct lap_op {
     // row r after the row above it (q: what was kept of that one): D of r's output row
     __device__ void take(const kept q, const words3x3::row &r)
     {
+        constexpr int S = K4 ? 2 : 3; // the centre's weight, 5 or 9, as (m << S) + m
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-            if (K4) {
-                dE[j] = (r.cE[j] << 2) + r.cE[j] + B - q.e[j] - r.hE[j];
-                dO[j] = (r.cO[j] << 2) + r.cO[j] + B - q.o[j] - r.hO[j];
-            } else {
-                dE[j] = (r.cE[j] << 3) + r.cE[j] + B - q.e[j] - r.hE[j];
-                dO[j] = (r.cO[j] << 3) + r.cO[j] + B - q.o[j] - r.hO[j];
-            }
+            dE[j] = (r.cE[j] << S) + r.cE[j] + B - q.e[j] - r.hE[j];
+            dO[j] = (r.cO[j] << S) + r.cO[j] + B - q.o[j] - r.hO[j];
             m[j] = r.m[j];
         }
         p = keep(r);
