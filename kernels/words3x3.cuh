@@ -21,7 +21,7 @@
 // neighbours by byte permutes of the even and odd bytes (expand), the odd
 // bytes by one permute at every C, and ops that keep a partial result rather
 // than three rows: gray8 Laplacian 8 / 4 and box r=1 0.055 / 0.054-0.055 /
-// 0.055-0.056 -> 0.051 / 0.049-0.050 / 0.051-0.052 ms (23.4 M -> 19.8 M warp
+// 0.055-0.056 -> 0.051 / 0.049-0.050 / 0.051-0.052 ms (23.4 M -> 20.6 M warp
 // instructions), gray+alpha 0.103-0.105 / 0.104-0.105 / 0.092-0.093 ->
 // 0.091-0.092 / 0.090-0.091 / 0.089-0.091, RGB8 2-5% faster, RGBA8 the same.
 #ifndef GF_WORDS3X3_CUH
