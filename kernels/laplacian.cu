@@ -102,8 +102,8 @@ template <int C, bool K4> struct lap_op {
             k.e[j] = K4 ? r.cE[j] : r.hE[j], k.o[j] = K4 ? r.cO[j] : r.hO[j];
         return k;
     }
-    // row r after the row above it (q: what was kept of that one): D of r's output row
-    __device__ void take(const kept q, const words3x3::row &r)
+    // row r after the row above it (q: what was kept of that one; kr: of r): D of r's output row
+    __device__ void take(const kept q, const words3x3::row &r, const kept kr)
     {
         constexpr int S = K4 ? 2 : 3; // the centre's weight, 5 or 9, as (m << S) + m
 #pragma unroll
@@ -112,9 +112,9 @@ template <int C, bool K4> struct lap_op {
             dO[j] = (r.cO[j] << S) + r.cO[j] + B - q.o[j] - r.hO[j];
             m[j] = r.m[j];
         }
-        p = keep(r);
+        p = kr;
     }
-    __device__ void first(const words3x3::row &a, const words3x3::row &b) { take(keep(a), b); }
+    __device__ void first(const words3x3::row &a, const words3x3::row &b) { take(keep(a), b, keep(b)); }
     __device__ void next(const words3x3::row &c, uint32_t (&res)[4])
     {
         using words3x3::LO;
@@ -125,7 +125,7 @@ template <int C, bool K4> struct lap_op {
             const uint32_t v = __vminu2(vE, LO) | __vminu2(vO, LO) << 8;
             res[j] = (v & ~AM) | (m[j] & AM);
         }
-        take(p, c);
+        take(p, c, q);
     }
 };
 
