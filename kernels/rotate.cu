@@ -13,21 +13,44 @@
 //   buys most of its speed (float64 as in the reference, rounded step by
 //   step, ran at 1.29 ms for an 8192^2 RGBA8 image).  A thread computes the
 //   reference's float64 coordinates once for KY pixels down its column, as
-//   32.32 fixed point, and steps from there.  The interpolation runs in
-//   float32 for 8-bit samples (weights from 23 bits of the fractions: the
-//   error stays below 1e-3) and in float64 for 16-bit ones (where float32
-//   would be off by up to 0.05, enough to round 1 in 10 samples differently).
+//   32.32 fixed point, and steps from there.  The interpolation of the pixels
+//   inside runs in half precision for 8-bit samples, two channels an
+//   instruction (interior_pixel: within 0.25 of the exact value, so at most 1
+//   from the reference once rounded; 2% of samples differ by 1, against 0.001%
+//   in float32, in a float64 model of both over 4 M random neighbourhoods),
+//   in float32 for 8-bit pixels at the edge, and in float64 for 16-bit
+//   samples (where float32 would be off by up to 0.05, enough to round 1 in 10
+//   samples differently).  H200, 8192^2, 10 / 30 / 60 / 80 / 150 degrees, ms,
+//   float32 -> half: RGBA8 0.354-0.360 / 0.423-0.430 / 0.469-0.475 /
+//   0.431-0.438 / 0.425-0.431 -> 0.287-0.288 / 0.369-0.370 / 0.404-0.405 /
+//   0.358 / 0.370-0.371, gray+alpha 0.258 / 0.349-0.351 / 0.399-0.401 /
+//   0.360-0.362 / 0.352-0.354 -> 0.238-0.240 / 0.342-0.343 / 0.399-0.401 /
+//   0.361-0.363 / 0.344-0.346, RGB8 and gray8 within 1% but at 150 degrees
+//   (RGB8 0.505-0.507 -> 0.488-0.490): those two wait on their loads (ncu).
 // - Samples turn into floating point, and the sums back into integers, by
-//   adding a magic number (2^23, 2^52) and reading the bits: no conversion
-//   instructions.  A pixel of 2, 4 or 8 bytes is one load and one store; two
-//   RGB8 neighbours come from three aligned words (two funnel shifts and a
-//   byte permute), and an RGB8 pixel leaves as a 2-byte and a 1-byte store:
-//   H200, 8192^2, 10 / 30 / 60 / 80 / 150 degrees, ms: 0.432-0.434 /
-//   0.541-0.543 / 0.634-0.636 / 0.659-0.662 / 0.542 with byte permutes whose
-//   selectors were computed per pixel and three byte stores, 0.436-0.440 /
-//   0.502-0.505 / 0.582-0.587 / 0.576-0.579 / 0.502-0.506 now.
+//   adding a magic number (2^10 in half precision, 2^23, 2^52) and reading
+//   the bits: no conversion instructions.  A pixel of 2, 4 or 8 bytes is one
+//   load and one store; two RGB8 neighbours come from three aligned words
+//   (two funnel shifts and a byte permute), and an RGB8 pixel leaves as a
+//   2-byte and a 1-byte store: H200, 8192^2, 10 / 30 / 60 / 80 / 150
+//   degrees, ms: 0.432-0.434 / 0.541-0.543 / 0.634-0.636 / 0.659-0.662 /
+//   0.542 with byte permutes whose selectors were computed per pixel and
+//   three byte stores, 0.436-0.440 / 0.502-0.505 / 0.582-0.587 / 0.576-0.579
+//   / 0.502-0.506 after.
+// - 8-bit RGB and gray+alpha take at most 48 registers, so that five blocks
+//   fit an SM where four did: their warps wait on their loads, and more of
+//   them hide more of that (H200, 8192^2, ms, at 10 / 30 / 60 / 80 / 150
+//   degrees: RGB8 0.442-0.443 / 0.501-0.502 / 0.576-0.578 / 0.574-0.575 /
+//   0.487-0.488 -> 0.390-0.391 / 0.467 / 0.555-0.556 / 0.561-0.564 /
+//   0.460-0.462, gray+alpha 3-5% faster; RGBA8 3-4% faster at 10, 30 and 150
+//   degrees and 3% slower at 60 and 80, gray8 (48 already) 0-2% slower; six
+//   blocks spilled and ran 6-35% slower).
 // - A thread's KY pixels are all inside (no bounds checks, no clamp), all
 //   background (stores only), or checked one by one.
+#include <cuda_fp16.h>
+
+#include <cstring>
+
 #include "kernel_util.cuh"
 
 namespace
@@ -36,7 +59,8 @@ namespace
 constexpr int THREADS = 256;
 
 // The interpolation's type, and what it needs: 1 + x for x in [0, 1) from the
-// 32 fraction bits of a coordinate, K + s for a sample s (< 2^16), K's bits.
+// 32 fraction bits of a coordinate, K + s for a sample s (< 2^16), and (16-bit) the
+// rounded value from the bits of K + v.
 template <typename T> struct interp;
 template <> struct interp<uint8_t> {
     using F = float;
@@ -48,8 +72,6 @@ template <> struct interp<uint8_t> {
     }
     static __device__ __forceinline__ float k_or(uint32_t s) { return __int_as_float(s | 0x4b000000u); } // s < 2^23
     static __device__ __forceinline__ int round(float v) { return __float_as_int(fmaxf(v, 0.0f) + K) - 0x4b000000; }
-    // the bits of K + r, r an integer in [0, 2^23): r in the low bits
-    static __device__ __forceinline__ uint32_t low_bits(float kv) { return __float_as_uint(kv); }
 };
 template <> struct interp<uint16_t> {
     using F = double;
@@ -147,11 +169,34 @@ template <typename T, int C> struct packed_pixel {
 // coordinates once, then fixed-point steps.
 constexpr int KY = 4;
 
+// 8-bit samples in half precision, two to a register: in as 1024 + s (a byte
+// permute puts 0x64 above each of two bytes), out as the low byte of 1024 + v.
+__device__ __forceinline__ __half2 as_h2(uint32_t u)
+{
+    __half2 h;
+    memcpy(&h, &u, 4);
+    return h;
+}
+__device__ __forceinline__ uint32_t h2_bits(__half2 h)
+{
+    uint32_t u;
+    memcpy(&u, &h, 4);
+    return u;
+}
+
 // One pixel whose four neighbours all lie inside the image (RGB8: whose pair
-// loads do too), by two linear interpolations across and one down.  The
-// samples come as K + s, whose differences are exact without taking K off:
-// 13 instructions a channel (4 conversions, 6 adds, 3 fma), where a sum of
-// four weighted samples took 19, and the weights 6 more.  The result lies
+// loads do too), by two linear interpolations across and one down.
+// 8-bit samples: in half precision, two channels a half2 (RGB8 with the
+// fourth byte's as a second channel of the pair, discarded; gray8 the pixel's
+// two rows as the pair, so that one fma makes both interpolations across).
+// Taking 1152 off 1024 + s gives s - 128 exactly, so the lerps work within
+// +-128 (+-255 for the rows' difference), where a half's step is at most 2^-4
+// (2^-3); with the weights' own rounding (at most 2^-12 x 255 each) the result
+// is within 0.25 of the exact value (0.19 at most over 4 M random
+// neighbourhoods, in a float64 model of each rounding): at most 1 from the
+// float64 reference once rounded, and in [0, 255] without a clamp.
+// 16-bit samples: in float64, the samples as K + s, whose differences are
+// exact without taking K off (13 instructions a channel); the result lies
 // between the smallest and the largest sample, up to rounding error, so it
 // needs no clamp: the low bits of its K + v are the rounded value.
 template <typename T, int C, int OC>
@@ -170,23 +215,58 @@ __device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_
 #pragma unroll
         for (int q = 0; q < 4; q++)
             s[q].load(p + (q >> 1) * pitch + (q & 1) * C);
-    const F fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
     packed_pixel<T, OC> out;
-#pragma unroll
-    for (int c = 0; c < OC; c++) {
-        uint32_t r = maxval; // an added alpha: maxval times weights that sum to 1
-        if (c < C) {
-            const F a = s[0].kget(c), b = s[1].kget(c), cc = s[2].kget(c), d = s[3].kget(c);
-            const F top = fma(fx, b - a, a - I::K), bot = fma(fx, d - cc, cc - I::K);
-            r = I::low_bits(fma(fy, bot - top, top) + I::K);
+    if constexpr (sizeof(T) == 1) {
+        const float fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
+        const __half2 w = __floats2half2_rn(fx, fy), wx = __low2half2(w), wy = __high2half2(w);
+        const __half2 k = __float2half2_rn(1152.0f);
+        if constexpr (C == 1) { // (a, c) and (b, d): the two rows' samples (zero-extended bytes)
+            const __half2 ac = as_h2(__byte_perm(s[0].w[0], s[2].w[0], 0x5410) | 0x64006400u);
+            const __half2 bd = as_h2(__byte_perm(s[1].w[0], s[3].w[0], 0x5410) | 0x64006400u);
+            const __half2 tb = __hfma2(wx, __hsub2(bd, ac), __hsub2(ac, k)); // (top, bottom)
+            const __half2 top = __low2half2(tb);
+            const uint32_t r = h2_bits(__hadd2(__hfma2(wy, __hsub2(__high2half2(tb), top), top), k));
+            out.w[0] = OC == 1 ? r : __byte_perm(r, maxval, 0x40);
+        } else {
+            // the channel pair that sel picks (bytes 4 to 7: the word's; 0: 0x64), interpolated: 1024 + v in each
+            // half (the constant the first operand, so that it is a register and sel stays immediate)
+            auto lerp = [&](uint32_t sel) {
+                const __half2 a = as_h2(__byte_perm(0x6464, s[0].w[0], sel)),
+                              b = as_h2(__byte_perm(0x6464, s[1].w[0], sel)),
+                              c = as_h2(__byte_perm(0x6464, s[2].w[0], sel)),
+                              d = as_h2(__byte_perm(0x6464, s[3].w[0], sel));
+                const __half2 top = __hfma2(wx, __hsub2(b, a), __hsub2(a, k)),
+                              bot = __hfma2(wx, __hsub2(d, c), __hsub2(c, k));
+                return h2_bits(__hadd2(__hfma2(wy, __hsub2(bot, top), top), k));
+            };
+            const uint32_t r01 = lerp(0x0504);
+            if constexpr (C == 2)
+                out.w[0] = __byte_perm(r01, 0, 0x20);
+            else { // channels 2 and 3 (RGB8: 3 is the next pixel's first byte; an added alpha replaces it)
+                const uint32_t r = __byte_perm(r01, lerp(0x0706), 0x6420);
+                out.w[0] = OC == C ? r : __byte_perm(r, maxval, 0x4210);
+            }
         }
-        out.set_low(c, r);
+    } else {
+        const F fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
+#pragma unroll
+        for (int c = 0; c < OC; c++) {
+            uint32_t r = maxval; // an added alpha: maxval times weights that sum to 1
+            if (c < C) {
+                const F a = s[0].kget(c), b = s[1].kget(c), cc = s[2].kget(c), d = s[3].kget(c);
+                const F top = fma(fx, b - a, a - I::K), bot = fma(fx, d - cc, cc - I::K);
+                r = I::low_bits(fma(fy, bot - top, top) + I::K);
+            }
+            out.set_low(c, r);
+        }
     }
     out.store(o);
 }
 
+// 8-bit RGB and gray+alpha: at most 48 registers, so that five blocks fit an SM
+// where four did (see the head of this file); the others as ptxas chooses (0)
 template <typename T, int C, int OC>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) ? 5 : 0)
     rotate_bilinear(const T *__restrict__ in, T *__restrict__ out, int W, int H, int OW, int OH, double ca, double sa,
                     long long stepx, long long stepy, uint4 bg, uint32_t maxval, int lgA, int lgWA)
 {
