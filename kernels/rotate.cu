@@ -186,9 +186,9 @@ __device__ __forceinline__ uint32_t h2_bits(__half2 h)
 
 // One pixel whose four neighbours all lie inside the image (RGB8: whose pair
 // loads do too), by two linear interpolations across and one down.
-// 8-bit samples: in half precision, two channels a half2 (RGB8 with the
-// fourth byte's as a second channel of the pair, discarded; gray8 the pixel's
-// two rows as the pair, so that one fma makes both interpolations across).
+// 8-bit samples: in half precision, two channels a half2 (RGB8 pairs its third
+// channel with the byte after it and drops that result; gray8 pairs the
+// pixel's two rows, so that one fma makes both interpolations across).
 // Taking 1152 off 1024 + s gives s - 128 exactly, so the lerps work within
 // +-128 (+-255 for the rows' difference), where a half's step is at most 2^-4
 // (2^-3); with the weights' own rounding (at most 2^-12 x 255 each) the result
