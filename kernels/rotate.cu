@@ -220,12 +220,13 @@ __device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_
         const float fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
         const __half2 w = __floats2half2_rn(fx, fy), wx = __low2half2(w), wy = __high2half2(w);
         const __half2 k = __float2half2_rn(1152.0f);
+        // down from the rows' lerps top and bot, back to 1024 + v
+        auto down = [&](__half2 top, __half2 bot) { return h2_bits(__hadd2(__hfma2(wy, __hsub2(bot, top), top), k)); };
         if constexpr (C == 1) { // (a, c) and (b, d): the two rows' samples (zero-extended bytes)
             const __half2 ac = as_h2(__byte_perm(s[0].w[0], s[2].w[0], 0x5410) | 0x64006400u);
             const __half2 bd = as_h2(__byte_perm(s[1].w[0], s[3].w[0], 0x5410) | 0x64006400u);
             const __half2 tb = __hfma2(wx, __hsub2(bd, ac), __hsub2(ac, k)); // (top, bottom)
-            const __half2 top = __low2half2(tb);
-            const uint32_t r = h2_bits(__hadd2(__hfma2(wy, __hsub2(__high2half2(tb), top), top), k));
+            const uint32_t r = down(__low2half2(tb), __high2half2(tb));
             out.w[0] = OC == 1 ? r : __byte_perm(r, maxval, 0x40);
         } else {
             // the channel pair that sel picks (bytes 4 to 7: the word's; 0: 0x64), interpolated: 1024 + v in each
@@ -235,9 +236,7 @@ __device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_
                               b = as_h2(__byte_perm(0x6464, s[1].w[0], sel)),
                               c = as_h2(__byte_perm(0x6464, s[2].w[0], sel)),
                               d = as_h2(__byte_perm(0x6464, s[3].w[0], sel));
-                const __half2 top = __hfma2(wx, __hsub2(b, a), __hsub2(a, k)),
-                              bot = __hfma2(wx, __hsub2(d, c), __hsub2(c, k));
-                return h2_bits(__hadd2(__hfma2(wy, __hsub2(bot, top), top), k));
+                return down(__hfma2(wx, __hsub2(b, a), __hsub2(a, k)), __hfma2(wx, __hsub2(d, c), __hsub2(c, k)));
             };
             const uint32_t r01 = lerp(0x0504);
             if constexpr (C == 2)
