@@ -144,13 +144,13 @@ template <typename T, int C> struct packed_pixel {
             for (int c = 0; c < C; c++)
                 p[c] = (T)(w[c / PER] >> 8 * sizeof(T) * (c % PER));
     }
-    // Sets sample c from the low 8 sizeof(T) bits of v, ignoring the bits
-    // above.  Setting the first sample of a word leaves the word's other
-    // samples undefined until they are set; a store writes only samples.
+    // 16-bit samples: sets sample c from the low 16 bits of v, ignoring the
+    // bits above.  Setting the first sample of a word leaves the word's other
+    // sample undefined until it is set; a store writes only samples.
     __device__ __forceinline__ void set_low(int c, uint32_t v)
     {
-        constexpr uint32_t keep[2][4] = {{0, 0x3240, 0x3410, 0x4210}, {0, 0x5410}};
-        w[c / PER] = c % PER ? __byte_perm(w[c / PER], v, keep[sizeof(T) - 1][c % PER]) : v;
+        static_assert(sizeof(T) == 2, "8-bit pixels inside pack their samples in interior_pixel");
+        w[c / PER] = c % PER ? __byte_perm(w[c / PER], v, 0x5410) : v;
     }
     // K + sample c, and the sample
     __device__ __forceinline__ typename interp<T>::F kget(int c) const
