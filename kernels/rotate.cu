@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Rotation by a non-right angle: bilinear on the enlarged canvas.  A gather:
 // each output reads a 2x2 neighbourhood that moves diagonally through the
-// input, so there is no tile to share; the time goes into the instructions
-// per pixel and the traffic between L1 and L2 (loads that miss, and stores).
+// input.  Gray8 stages each output tile's footprint in shared memory
+// (rotate_gray8, below); the other formats gather from L1 (rotate_bilinear),
+// where the time goes into the instructions per pixel and the traffic between
+// L1 and L2 (loads that miss, and stores).
 // - A warp's 32 pixels form an A x 32/A block of the output, A chosen per
 //   angle between the rows its loads span in the input and the rows its
 //   stores span in the output (warp_width_log2): at 30 degrees 16 x 2.  A
@@ -49,6 +51,8 @@
 //   background (stores only), or checked one by one.
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "kernel_util.cuh"
@@ -184,8 +188,8 @@ __device__ __forceinline__ uint32_t h2_bits(__half2 h)
     return u;
 }
 
-// One pixel whose four neighbours all lie inside the image (RGB8: whose pair
-// loads do too), by two linear interpolations across and one down.
+// A pixel from its four neighbours s (a, b above, c, d below), by two linear
+// interpolations across and one down.
 // 8-bit samples: in half precision, two channels a half2 (RGB8 pairs its third
 // channel with the byte after it and drops that result; gray8 pairs the
 // pixel's two rows, so that one fma makes both interpolations across).
@@ -200,21 +204,11 @@ __device__ __forceinline__ uint32_t h2_bits(__half2 h)
 // between the smallest and the largest sample, up to rounding error, so it
 // needs no clamp: the low bits of its K + v are the rounded value.
 template <typename T, int C, int OC>
-__device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_t pitch, long long fxp, long long fyp,
-                                               uint32_t maxval, T *o)
+__device__ __forceinline__ packed_pixel<T, OC> interpolate(const packed_pixel<T, C> (&s)[4], long long fxp,
+                                                           long long fyp, uint32_t maxval)
 {
     using I = interp<T>;
     using F = typename I::F;
-    const uint32_t x0 = (uint32_t)(fxp >> 32), y0 = (uint32_t)(fyp >> 32);
-    const T *p = in + (size_t)y0 * pitch + x0 * C;
-    packed_pixel<T, C> s[4];
-    if constexpr (C * sizeof(T) == 3) { // each row's two pixels from 3 words
-        packed_pixel<T, C>::load_pair(p, s[0], s[1]);
-        packed_pixel<T, C>::load_pair(p + pitch, s[2], s[3]);
-    } else
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-            s[q].load(p + (q >> 1) * pitch + (q & 1) * C);
     packed_pixel<T, OC> out;
     if constexpr (sizeof(T) == 1) {
         const float fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
@@ -259,7 +253,70 @@ __device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_
             out.set_low(c, r);
         }
     }
-    out.store(o);
+    return out;
+}
+
+// One pixel whose four neighbours all lie inside the image (RGB8: whose pair
+// loads do too), from global memory.
+template <typename T, int C, int OC>
+__device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_t pitch, long long fxp, long long fyp,
+                                               uint32_t maxval, T *o)
+{
+    const uint32_t x0 = (uint32_t)(fxp >> 32), y0 = (uint32_t)(fyp >> 32);
+    const T *p = in + (size_t)y0 * pitch + x0 * C;
+    packed_pixel<T, C> s[4];
+    if constexpr (C * sizeof(T) == 3) { // each row's two pixels from 3 words
+        packed_pixel<T, C>::load_pair(p, s[0], s[1]);
+        packed_pixel<T, C>::load_pair(p + pitch, s[2], s[3]);
+    } else
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            s[q].load(p + (q >> 1) * pitch + (q & 1) * C);
+    interpolate<T, C, OC>(s, fxp, fyp, maxval).store(o);
+}
+
+// Any pixel: the background where no neighbour lies inside, interior_pixel
+// where all do (XN: RGB8's pair loads read 4 pixels), else each neighbour
+// outside reads the background (b: the background as an output pixel).
+template <typename T, int C, int OC, int XN>
+__device__ __forceinline__ void any_pixel(const T *__restrict__ in, int W, int H, long long fxp, long long fyp,
+                                          const packed_pixel<T, OC> &b, const uint32_t (&bgv)[4], uint32_t maxval, T *o)
+{
+    using I = interp<T>;
+    using F = typename I::F;
+    const uint32_t pitch = (uint32_t)W * C; // samples a row (W C < 2^32: GF_MAX_DIM)
+    const int x0 = (int)(fxp >> 32), y0 = (int)(fyp >> 32);
+    if (x0 < -1 || y0 < -1 || x0 >= W || y0 >= H) { // no neighbour inside: the background
+        b.store(o);
+        return;
+    }
+    if (x0 >= 0 && x0 <= W - XN && y0 >= 0 && y0 <= H - 2) {
+        interior_pixel<T, C, OC>(in, pitch, fxp, fyp, maxval, o);
+        return;
+    }
+    // at the edge: the neighbours outside read the background
+    const F fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
+    const F wq[4] = {(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy};
+    packed_pixel<T, C> s[4];
+    bool inside[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const int xi = x0 + (q & 1), yi = y0 + (q >> 1);
+        inside[q] = xi >= 0 && yi >= 0 && xi < W && yi < H;
+        if (inside[q])
+            s[q].load(in + (size_t)yi * pitch + (size_t)xi * C);
+    }
+    packed_pixel<T, OC> v;
+#pragma unroll
+    for (int c = 0; c < OC; c++) {
+        F sum = 0;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            sum = fma(wq[q], !inside[q] ? (F)bgv[c] : c < C ? s[q].get(c) : (F)maxval, sum);
+        const int r = I::round(sum); // to nearest (sum >= -0.5 up to rounding error)
+        v.set(c, r > (int)maxval ? maxval : r);
+    }
+    v.store(o);
 }
 
 // 8-bit RGB and gray+alpha: at most 48 registers, so that five blocks fit an SM
@@ -269,8 +326,6 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) 
     rotate_bilinear(const T *__restrict__ in, T *__restrict__ out, int W, int H, int OW, int OH, double ca, double sa,
                     long long stepx, long long stepy, uint4 bg, uint32_t maxval, int lgA, int lgWA)
 {
-    using I = interp<T>;
-    using F = typename I::F;
     // A warp is A x 32 / A pixels (A = 2^lgA), the block's 8 warps WA = 2^lgWA across: its threads cover RW x RH
     // pixels, each thread KY of them RH rows apart, so the block's tile is RW x RH KY; rows beyond the grid by grid
     // stride
@@ -319,38 +374,132 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) 
         for (int k = 0; k < KY; k++, fxp += stepx, fyp += stepy, o += ostep) {
             if (y + k * RH >= OH)
                 break;
-            const int x0 = (int)(fxp >> 32), y0 = (int)(fyp >> 32);
-            if (x0 < -1 || y0 < -1 || x0 >= W || y0 >= H) { // no neighbour inside: the background
-                b.store(o);
+            any_pixel<T, C, OC, XN>(in, W, H, fxp, fyp, b, bgv, maxval, o);
+        }
+    }
+}
+
+// Gray8: the output in tiles of GTW x GTH pixels, each tile's footprint in
+// the input (the rows and columns its pixels' neighbourhoods span) staged in
+// shared memory by 16-byte loads, so that each pixel's four neighbours are
+// byte loads from shared memory rather than from L1, where gray8's four byte
+// loads a pixel kept its warps waiting.  A warp is 32 pixels of a tile's row,
+// each thread GKY of them GRW rows apart.  The pixels' coordinates are the
+// reference's float64 ones at the tile's first pixel, as 32.32 fixed point,
+// plus whole steps (dx per column, dy per row), so they are affine in the
+// pixel's position exactly and the tile's corners bound them (for a whole
+// tile, by offsets the host computes once): a tile is staged (every
+// neighbourhood inside the image), background (stores only), or pixel by
+// pixel (any_pixel, from global memory).  Shared row r holds input row
+// ylo + r from the 16-byte word holding column xlo on, at a row stride RS = W
+// (mod 16), so that every word lands on a 16-byte boundary: column x of row y
+// is at y RS + x + base.  RS is chosen per angle for the fewest bank
+// conflicts (gray8_stride).  H200, 8192^2, 10 / 30 / 60 / 80 / 150 degrees,
+// ms: 0.219 / 0.302-0.303 / 0.377-0.378 / 0.337-0.338 / 0.304-0.306 from L1
+// (rotate_bilinear), 0.143-0.145 / 0.164-0.165 / 0.165-0.166 / 0.163-0.164 /
+// 0.163-0.164 staged.  Measured on the way: 64 x 32 tiles 0.198 / 0.249 /
+// 0.260 / 0.230 / 0.247; the first stride W allows, 128 bytes at 8192 wide
+// (every row in the same banks), 60 degrees 0.309 against 0.186; 64 x 128
+// tiles 2-11% slower than 64 x 64; background tiles stepping coordinates as
+// the others do, 0-7% slower; each whole tile's corners computed as a partial
+// tile's, 4-6% slower; two tiles a block, and the staging by cp.async, within
+// 1%.  ncu at 30 degrees: 124.8 M warp instructions (191.6 M from L1), issue
+// slots 79% busy; 45% of the instructions are the pixels (28 a pixel), 22%
+// the tiles' set-up, 13% the staging.
+constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
+// 16-byte words staged a row: at most (GTW + GTH) / sqrt(2) + 18 bytes from a word boundary
+constexpr int GNC = 8;
+
+template <int OC>
+__global__ void __launch_bounds__(THREADS)
+    rotate_gray8(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
+                 double sa, long long dxx, long long dxy, long long dyx, long long dyy, long long cx0, long long cx1,
+                 long long cy0, long long cy1, int RS, int HS, uint4 bg, uint32_t maxval)
+{
+    extern __shared__ uint4 gsm4[];
+    uint8_t *const sm = (uint8_t *)gsm4;
+    const int t = threadIdx.x, tx = t % GTW, ty = t / GTW;
+    const uint32_t bgv[4] = {bg.x, bg.y, bg.z, bg.w};
+    packed_pixel<uint8_t, OC> b;
+#pragma unroll
+    for (int c = 0; c < OC; c++)
+        b.set(c, bgv[c]);
+    const int X0 = blockIdx.x * GTW, xe = min(GTW, OW - X0) - 1; // the tile's first column, its last (from X0)
+    const size_t total = (size_t)H * W;
+    for (int Y0 = blockIdx.y * GTH; Y0 < OH; Y0 += gridDim.y * GTH) {
+        const int ye = min(GTH, OH - Y0) - 1;
+        const double px = X0 + 0.5 - OW / 2.0, py = Y0 + 0.5 - OH / 2.0;
+        const long long fx0 = __double2ll_rn((px * ca + py * sa + W / 2.0 - 0.5) * 4294967296.0);
+        const long long fy0 = __double2ll_rn((-px * sa + py * ca + H / 2.0 - 0.5) * 4294967296.0);
+        // the neighbourhoods' first columns and rows at the four corners bound the tile's
+        int xlo, xhi, ylo, yhi;
+        if (xe == GTW - 1 && ye == GTH - 1) { // a whole tile: its corners' least and most, from the host
+            xlo = (int)((fx0 + cx0) >> 32), xhi = (int)((fx0 + cx1) >> 32);
+            ylo = (int)((fy0 + cy0) >> 32), yhi = (int)((fy0 + cy1) >> 32);
+        } else {
+            const long long ex = (long long)xe * dxx, ey = (long long)ye * dyx, fx = (long long)xe * dxy,
+                            fy = (long long)ye * dyy;
+            const int x00 = (int)(fx0 >> 32), x10 = (int)((fx0 + ex) >> 32), x01 = (int)((fx0 + ey) >> 32),
+                      x11 = (int)((fx0 + ex + ey) >> 32);
+            const int y00 = (int)(fy0 >> 32), y10 = (int)((fy0 + fx) >> 32), y01 = (int)((fy0 + fy) >> 32),
+                      y11 = (int)((fy0 + fx + fy) >> 32);
+            xlo = min(min(x00, x10), min(x01, x11)), xhi = max(max(x00, x10), max(x01, x11));
+            ylo = min(min(y00, y10), min(y01, y11)), yhi = max(max(y00, y10), max(y01, y11));
+        }
+        long long fxp = fx0 + tx * dxx + ty * dyx, fyp = fy0 + tx * dxy + ty * dyy;
+        uint8_t *o = out + ((size_t)(Y0 + ty) * OW + X0 + tx) * OC;
+        const size_t ostep = (size_t)GRW * OW * OC;
+        const long long sx = GRW * dyx, sy = GRW * dyy;
+        if (xlo >= 0 && xhi <= W - 2 && ylo >= 0 && yhi <= H - 2 && xhi - xlo + 33 <= RS && xhi - xlo + 16 < GNC * 16 &&
+            yhi - ylo + 2 <= HS) {
+            // rows ylo .. yhi + 1, columns xlo .. xhi + 1: 8 lanes a row, a 16-byte word each
+            const size_t r0 = (size_t)ylo * W + xlo;
+            const int d = (int)(r0 & 15) + 16, w = xhi + 1 - xlo;
+            __syncthreads(); // the last tile's pixels have read sm
+            for (int i = t; i < (yhi - ylo + 2) * GNC; i += THREADS) {
+                const int r = i / GNC;
+                const size_t rs = r0 + (size_t)r * W, g = (rs & ~(size_t)15) + 16 * (i % GNC);
+                if (g > rs + w)
+                    continue;
+                uint8_t *dst = sm + r * RS + (int)(g - rs) + d;
+                if (g + 16 <= total)
+                    *(uint4 *)dst = *(const uint4 *)(in + g);
+                else // the image's last word, if it ends inside one
+                    for (int j = 0; j < 16 && g + j < total; j++)
+                        dst[j] = in[g + j];
+            }
+            __syncthreads();
+            const int base = d - ylo * RS - xlo;
+            auto pixel = [&]() {
+                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) + base);
+                packed_pixel<uint8_t, 1> s[4];
+                s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
+                interpolate<uint8_t, 1, OC>(s, fxp, fyp, maxval).store(o);
+                fxp += sx, fyp += sy, o += ostep;
+            };
+            if (ye == GTH - 1 && tx <= xe) // the tile's rows all inside the output
+#pragma unroll
+                for (int k = 0; k < GKY; k++)
+                    pixel();
+            else if (tx <= xe)
+                for (int k = 0; k < GKY && ty + k * GRW <= ye; k++)
+                    pixel();
+        } else if (tx <= xe) {
+            const bool none = xhi < -1 || xlo >= W || yhi < -1 || ylo >= H; // no neighbour inside for any pixel
+            if (none) {
+                for (int k = 0; k < GKY && ty + k * GRW <= ye; k++, o += ostep)
+                    b.store(o);
                 continue;
             }
-            if (x0 >= 0 && x0 <= W - XN && y0 >= 0 && y0 <= H - 2) {
-                interior_pixel<T, C, OC>(in, pitch, fxp, fyp, maxval, o);
-                continue;
-            }
-            // at the edge: the neighbours outside read the background
-            const F fx = I::one_plus((uint32_t)fxp) - 1, fy = I::one_plus((uint32_t)fyp) - 1;
-            const F wq[4] = {(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy};
-            packed_pixel<T, C> s[4];
-            bool inside[4];
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int xi = x0 + (q & 1), yi = y0 + (q >> 1);
-                inside[q] = xi >= 0 && yi >= 0 && xi < W && yi < H;
-                if (inside[q])
-                    s[q].load(in + (size_t)yi * pitch + (size_t)xi * C);
+            for (int k = 0; k < GKY; k++, fxp += sx, fyp += sy, o += ostep) {
+                if (ty + k * GRW > ye)
+                    break;
+                if (none)
+                    b.store(o);
+                else
+                    any_pixel<uint8_t, 1, OC, 2>(in, W, H, fxp, fyp, b, bgv, maxval, o);
             }
-            packed_pixel<T, OC> v;
-#pragma unroll
-            for (int c = 0; c < OC; c++) {
-                F sum = 0;
-#pragma unroll
-                for (int q = 0; q < 4; q++)
-                    sum = fma(wq[q], !inside[q] ? (F)bgv[c] : c < C ? s[q].get(c) : (F)maxval, sum);
-                const int r = I::round(sum); // to nearest (sum >= -0.5 up to rounding error)
-                v.set(c, r > (int)maxval ? maxval : r);
-            }
-            v.store(o);
         }
     }
 }
@@ -374,6 +523,83 @@ static int warp_width_log2(double ca, double sa, int pixel_bytes)
     return best;
 }
 
+// Gray8's shared row stride: at least rsmin, W (mod 16), and among the eight
+// such strides (every bank a row can start at, mod 128 bytes) the one whose
+// warps' loads (32 pixels of an output row, stepping (ca, -sa) in the input)
+// take the fewest shared-memory wavefronts, over a few sample warps.  A
+// warp's words are monotonic in both coordinates, so equal words are
+// neighbouring lanes.  The last answer is kept (a batch rotates its images
+// by one angle).
+static int gray8_stride(int rsmin, int W, double ca, double sa)
+{
+    static thread_local struct {
+        int rsmin, w16, rs;
+        double ca, sa;
+    } memo = {-1, -1, 0, 0, 0};
+    const int first = rsmin + (int)(((unsigned)W - (unsigned)rsmin) & 15u);
+    if (memo.rsmin == rsmin && memo.w16 == W % 16 && memo.ca == ca && memo.sa == sa)
+        return memo.rs;
+    int best = first;
+    long least = LONG_MAX;
+    for (int j = 0; j < 8; j++) {
+        const int RS = first + 16 * j;
+        long cost = 0;
+        for (int ph = 0; ph < 8; ph++) { // sample warps: where the first lane starts, and the byte offset mod 4
+            const double x = 100.0 + 0.37 * ph, y = 100.0 + 0.59 * ph;
+            for (int q = 0; q < 4; q++) { // the loads of a, b, c, d
+                int per_bank[32] = {0}, most = 0;
+                long last = -1;
+                for (int k = 0; k < 32; k++) {
+                    const long off =
+                        ((long)floor(y - k * sa) + (q >> 1)) * RS + (long)floor(x + k * ca) + (q & 1) + ph % 4;
+                    if (off >> 2 != last) {
+                        last = off >> 2;
+                        const int n = ++per_bank[last & 31];
+                        most = n > most ? n : most;
+                    }
+                }
+                cost += most;
+            }
+        }
+        if (cost < least)
+            least = cost, best = RS;
+    }
+    memo = {rsmin, W % 16, best, ca, sa};
+    return best;
+}
+
+// Gray8's tiles (rotate_gray8): the fixed-point steps, and the shared memory
+// that the widest and tallest footprint at this angle takes.
+// (the caller checks the launch)
+static void launch_gray8(const gf_image *in, gf_image *out, double ca, double sa, uint4 bg, uint32_t maxval,
+                         cudaStream_t st)
+{
+    const double c = fabs(ca), s = fabs(sa);
+    // the first columns (rows) of a tile's neighbourhoods span at most this many more
+    const int spanx = (int)ceil((GTW - 1) * c + (GTH - 1) * s) + 1,
+              spany = (int)ceil((GTW - 1) * s + (GTH - 1) * c) + 1;
+    const int RS = gray8_stride(spanx + 33, in->width, ca, sa), HS = spany + 2;
+    const size_t smem = (size_t)HS * RS + 32;
+    const unsigned gy = gf_blocks(out->height, GTH);
+    const dim3 grid(gf_blocks(out->width, GTW), gy < 65535 ? gy : 65535);
+    const double k = 4294967296.0;
+    const long long dxx = llrint(ca * k), dxy = llrint(-sa * k), dyx = llrint(sa * k), dyy = llrint(ca * k);
+    // a whole tile's corners, from its first pixel: the least and the most of each coordinate
+    const long long ex = (GTW - 1) * dxx, ey = (GTH - 1) * dyx, fx = (GTW - 1) * dxy, fy = (GTH - 1) * dyy;
+    const long long cx0 = std::min(std::min(0LL, ex), std::min(ey, ex + ey)),
+                    cx1 = std::max(std::max(0LL, ex), std::max(ey, ex + ey));
+    const long long cy0 = std::min(std::min(0LL, fx), std::min(fy, fx + fy)),
+                    cy1 = std::max(std::max(0LL, fx), std::max(fy, fx + fy));
+    const uint8_t *src = (const uint8_t *)in->data;
+    uint8_t *dst = (uint8_t *)out->data;
+    if (out->channels == 1)
+        rotate_gray8<1><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca, sa,
+                                                     dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg, maxval);
+    else
+        rotate_gray8<2><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca, sa,
+                                                     dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg, maxval);
+}
+
 } // namespace
 
 extern "C" cudaError_t gf_rotate_launch(const gf_image *in, gf_image *out, double ca, double sa, const uint32_t bg[4],
@@ -394,7 +620,9 @@ extern "C" cudaError_t gf_rotate_launch(const gf_image *in, gf_image *out, doubl
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
-        if (OC == C)
+        if constexpr (sizeof(T) == 1 && C == 1)
+            launch_gray8(in, out, ca, sa, b, maxval, st);
+        else if (OC == C)
             rotate_bilinear<T, C, C><<<grid, THREADS, 0, st>>>(src, dst, in->width, in->height, out->width, out->height,
                                                                ca, sa, stepx, stepy, b, maxval, lgA, lgWA);
         else if constexpr (C == 1 || C == 3)
