@@ -495,10 +495,7 @@ __global__ void __launch_bounds__(THREADS)
             for (int k = 0; k < GKY; k++, fxp += sx, fyp += sy, o += ostep) {
                 if (ty + k * GRW > ye)
                     break;
-                if (none)
-                    b.store(o);
-                else
-                    any_pixel<uint8_t, 1, OC, 2>(in, W, H, fxp, fyp, b, bgv, maxval, o);
+                any_pixel<uint8_t, 1, OC, 2>(in, W, H, fxp, fyp, b, bgv, maxval, o);
             }
         }
     }
@@ -569,8 +566,8 @@ static int gray8_stride(int rsmin, int W, double ca, double sa)
 }
 
 // Gray8's tiles (rotate_gray8): the fixed-point steps, and the shared memory
-// that the widest and tallest footprint at this angle takes.
-// (the caller checks the launch)
+// that the widest and tallest footprint at this angle takes; the caller
+// checks the launch.
 static void launch_gray8(const gf_image *in, gf_image *out, double ca, double sa, uint4 bg, uint32_t maxval,
                          cudaStream_t st)
 {
