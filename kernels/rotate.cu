@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Rotation by a non-right angle: bilinear on the enlarged canvas.  A gather:
 // each output reads a 2x2 neighbourhood that moves diagonally through the
-// input.  Gray8 stages each output tile's footprint in shared memory
-// (rotate_gray8, below); the other formats gather from L1 (rotate_bilinear),
+// input.  8-bit images stage each output tile's footprint in shared memory
+// (rotate_staged, below), but for RGBA8 within about 17 degrees of the
+// horizontal, which gathers from L1 as 16-bit images do (rotate_bilinear),
 // where the time goes into the instructions per pixel and the traffic between
 // L1 and L2 (loads that miss, and stores).
 // - A warp's 32 pixels form an A x 32/A block of the output, A chosen per
@@ -39,8 +40,8 @@
 //   0.542 with byte permutes whose selectors were computed per pixel and
 //   three byte stores, 0.436-0.440 / 0.502-0.505 / 0.582-0.587 / 0.576-0.579
 //   / 0.502-0.506 after.
-// - 8-bit RGB and gray+alpha take at most 48 registers, so that five blocks
-//   fit an SM where four did: their warps wait on their loads, and more of
+// - 8-bit RGB and gray+alpha took at most 48 registers here, before they
+//   moved to rotate_staged, so that five blocks fit an SM where four did: their warps wait on their loads, and more of
 //   them hide more of that (H200, 8192^2, ms, at 10 / 30 / 60 / 80 / 150
 //   degrees: RGB8 0.442-0.443 / 0.501-0.502 / 0.576-0.578 / 0.574-0.575 /
 //   0.487-0.488 -> 0.390-0.391 / 0.467 / 0.555-0.556 / 0.561-0.564 /
@@ -319,10 +320,8 @@ __device__ __forceinline__ void any_pixel(const T *__restrict__ in, int W, int H
     v.store(o);
 }
 
-// 8-bit RGB and gray+alpha: at most 48 registers, so that five blocks fit an SM
-// where four did (see the head of this file); the others as ptxas chooses (0)
 template <typename T, int C, int OC>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) ? 5 : 0)
+__global__ void __launch_bounds__(THREADS)
     rotate_bilinear(const T *__restrict__ in, T *__restrict__ out, int W, int H, int OW, int OH, double ca, double sa,
                     long long stepx, long long stepy, uint4 bg, uint32_t maxval, int lgA, int lgWA)
 {
@@ -379,11 +378,12 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) 
     }
 }
 
-// Gray8: the output in tiles of GTW x GTH pixels, each tile's footprint in
-// the input (the rows and columns its pixels' neighbourhoods span) staged in
-// shared memory by 16-byte loads, so that each pixel's four neighbours are
-// byte loads from shared memory rather than from L1, where gray8's four byte
-// loads a pixel kept its warps waiting.  A warp is 32 pixels of a tile's row,
+// 8-bit images: the output in tiles of GTW x GTH pixels, each tile's
+// footprint in the input (the rows and columns its pixels' neighbourhoods
+// span) staged in shared memory by 16-byte loads, so that each pixel's four
+// neighbours are loads from shared memory rather than from L1, where gray8's
+// four byte loads a pixel, and RGB8's three words a row, kept the warps
+// waiting.  A warp is 32 pixels of a tile's row,
 // each thread GKY of them GRW rows apart.  The pixels' coordinates are the
 // reference's float64 ones at the tile's first pixel, as 32.32 fixed point,
 // plus whole steps (dx per column, dy per row), so they are affine in the
@@ -391,13 +391,22 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) 
 // tile, by offsets the host computes once): a tile is staged (every
 // neighbourhood inside the image), background (stores only), or pixel by
 // pixel (any_pixel, from global memory).  Shared row r holds input row
-// ylo + r from the 16-byte word holding column xlo on, at a row stride RS = W
-// (mod 16), so that every word lands on a 16-byte boundary: column x of row y
-// is at y RS + x + base.  RS is chosen per angle for the fewest bank
-// conflicts (gray8_stride).  H200, 8192^2, 10 / 30 / 60 / 80 / 150 degrees,
-// ms: 0.219 / 0.302-0.303 / 0.377-0.378 / 0.337-0.338 / 0.304-0.306 from L1
-// (rotate_bilinear), 0.143-0.145 / 0.164-0.165 / 0.165-0.166 / 0.163-0.164 /
-// 0.163-0.164 staged.  Measured on the way: 64 x 32 tiles 0.198 / 0.249 /
+// ylo + r from the 16-byte word holding column xlo on, at a row stride RS = W C
+// (mod 16), so that every word lands on a 16-byte boundary (and every pixel
+// on its own): column x of row y is at y RS + x C + base.  RS is chosen per
+// angle for the fewest bank conflicts (staged_stride).  H200, 8192^2, gray8
+// at 10 / 30 / 60 / 80 / 150 degrees, ms: 0.219 / 0.302-0.303 / 0.377-0.378 /
+// 0.337-0.338 / 0.304-0.306 from L1 (rotate_bilinear), 0.143-0.145 /
+// 0.164-0.165 / 0.165-0.166 / 0.163-0.164 / 0.163-0.164 staged; at 1 / 5 /
+// 10 / 15 / 20 / 30 / 45 / 80 degrees, from L1 -> staged: gray+alpha 0.197 /
+// 0.213 / 0.229 / 0.250 / 0.276 / 0.325 / 0.387 / 0.349 -> 0.177 / 0.182 /
+// 0.192 / 0.200 / 0.208 / 0.225 / 0.236 / 0.194, RGB8 0.382 / 0.396 / 0.390
+// / 0.398 / 0.425 / 0.467 / 0.514 / 0.561 -> 0.311 / 0.324 / 0.343 / 0.359 /
+// 0.373 / 0.394 / 0.411 / 0.350, RGBA8 0.257 / 0.277 / 0.286 / 0.306 /
+// 0.329 / 0.367 / 0.401 / 0.356 -> 0.274 / 0.286 / 0.305 / 0.312 / 0.319 /
+// 0.350 / 0.359 / 0.303 (so RGBA8 keeps the gather within STAGED_SIN of the
+// horizontal, where its warps' loads follow the rows).  Gray8, measured on
+// the way: 64 x 32 tiles 0.198 / 0.249 /
 // 0.260 / 0.230 / 0.247; the first stride W allows, 128 bytes at 8192 wide
 // (every row in the same banks), 60 degrees 0.309 against 0.186; 64 x 128
 // tiles 2-11% slower than 64 x 64; background tiles stepping coordinates as
@@ -407,14 +416,16 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 1 && (C == 2 || C == 3) 
 // slots 79% busy; 45% of the instructions are the pixels (28 a pixel), 22%
 // the tiles' set-up, 13% the staging.
 constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
-// 16-byte words staged a row: at most (GTW + GTH) / sqrt(2) + 18 bytes from a word boundary
-constexpr int GNC = 8;
+// 16-byte words staged a row: the footprint's columns, at most 94 pixels at 64 x 64, from a word boundary
+template <int C> constexpr int GNC = (94 * C + 15) / 16 + 1;
+// RGBA8 takes the staged kernel where |sin a| is at least this (above)
+constexpr double STAGED_SIN = 0.3;
 
-template <int OC>
+template <int C, int OC>
 __global__ void __launch_bounds__(THREADS)
-    rotate_gray8(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
-                 double sa, long long dxx, long long dxy, long long dyx, long long dyy, long long cx0, long long cx1,
-                 long long cy0, long long cy1, int RS, int HS, uint4 bg, uint32_t maxval)
+    rotate_staged(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
+                  double sa, long long dxx, long long dxy, long long dyx, long long dyy, long long cx0, long long cx1,
+                  long long cy0, long long cy1, int RS, int HS, uint4 bg, uint32_t maxval)
 {
     extern __shared__ uint4 gsm4[];
     uint8_t *const sm = (uint8_t *)gsm4;
@@ -425,7 +436,9 @@ __global__ void __launch_bounds__(THREADS)
     for (int c = 0; c < OC; c++)
         b.set(c, bgv[c]);
     const int X0 = blockIdx.x * GTW, xe = min(GTW, OW - X0) - 1; // the tile's first column, its last (from X0)
-    const size_t total = (size_t)H * W;
+    const size_t total = (size_t)H * W * C;
+    const uint32_t pitch = (uint32_t)W * C;
+    constexpr int NC = GNC<C>;
     for (int Y0 = blockIdx.y * GTH; Y0 < OH; Y0 += gridDim.y * GTH) {
         const int ye = min(GTH, OH - Y0) - 1;
         const double px = X0 + 0.5 - OW / 2.0, py = Y0 + 0.5 - OH / 2.0;
@@ -450,15 +463,16 @@ __global__ void __launch_bounds__(THREADS)
         uint8_t *o = out + ((size_t)(Y0 + ty) * OW + X0 + tx) * OC;
         const size_t ostep = (size_t)GRW * OW * OC;
         const long long sx = GRW * dyx, sy = GRW * dyy;
-        if (xlo >= 0 && xhi <= W - 2 && ylo >= 0 && yhi <= H - 2 && xhi - xlo + 33 <= RS && xhi - xlo + 16 < GNC * 16 &&
-            yhi - ylo + 2 <= HS) {
-            // rows ylo .. yhi + 1, columns xlo .. xhi + 1: 8 lanes a row, a 16-byte word each
-            const size_t r0 = (size_t)ylo * W + xlo;
-            const int d = (int)(r0 & 15) + 16, w = xhi + 1 - xlo;
+        if (xlo >= 0 && xhi <= W - 2 && ylo >= 0 && yhi <= H - 2 && (xhi + 2 - xlo) * C + 32 <= RS &&
+            (xhi + 2 - xlo) * C + 15 < NC * 16 && yhi - ylo + 2 <= HS) {
+            // rows ylo .. yhi + 1, columns xlo .. xhi + 1 (bytes 0 .. w of each row): NC lanes a row, a 16-byte word
+            // each
+            const size_t r0 = (size_t)ylo * pitch + (size_t)xlo * C;
+            const int d = (int)(r0 & 15) + 16, w = (xhi + 2 - xlo) * C - 1;
             __syncthreads(); // the last tile's pixels have read sm
-            for (int i = t; i < (yhi - ylo + 2) * GNC; i += THREADS) {
-                const int r = i / GNC;
-                const size_t rs = r0 + (size_t)r * W, g = (rs & ~(size_t)15) + 16 * (i % GNC);
+            for (int i = t; i < (yhi - ylo + 2) * NC; i += THREADS) {
+                const int r = i / NC;
+                const size_t rs = r0 + (size_t)r * pitch, g = (rs & ~(size_t)15) + 16 * (i % NC);
                 if (g > rs + w)
                     continue;
                 uint8_t *dst = sm + r * RS + (int)(g - rs) + d;
@@ -469,12 +483,21 @@ __global__ void __launch_bounds__(THREADS)
                         dst[j] = in[g + j];
             }
             __syncthreads();
-            const int base = d - ylo * RS - xlo;
+            const int base = d - ylo * RS - xlo * C;
             auto pixel = [&]() {
-                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) + base);
-                packed_pixel<uint8_t, 1> s[4];
-                s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
-                interpolate<uint8_t, 1, OC>(s, fxp, fyp, maxval).store(o);
+                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * C + base);
+                packed_pixel<uint8_t, C> s[4];
+                if constexpr (C == 1)
+                    s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
+                else if constexpr (C == 3) {
+                    packed_pixel<uint8_t, C>::load_pair(p, s[0], s[1]);
+                    packed_pixel<uint8_t, C>::load_pair(p + RS, s[2], s[3]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        s[q].load(p + (q >> 1) * RS + (q & 1) * C);
+                }
+                interpolate<uint8_t, C, OC>(s, fxp, fyp, maxval).store(o);
                 fxp += sx, fyp += sy, o += ostep;
             };
             if (ye == GTH - 1 && tx <= xe) // the tile's rows all inside the output
@@ -495,7 +518,7 @@ __global__ void __launch_bounds__(THREADS)
             for (int k = 0; k < GKY; k++, fxp += sx, fyp += sy, o += ostep) {
                 if (ty + k * GRW > ye)
                     break;
-                any_pixel<uint8_t, 1, OC, 2>(in, W, H, fxp, fyp, b, bgv, maxval, o);
+                any_pixel<uint8_t, C, OC, C == 3 ? 4 : 2>(in, W, H, fxp, fyp, b, bgv, maxval, o);
             }
         }
     }
@@ -520,21 +543,21 @@ static int warp_width_log2(double ca, double sa, int pixel_bytes)
     return best;
 }
 
-// Gray8's shared row stride: at least rsmin, W (mod 16), and among the eight
+// The staged kernel's shared row stride: at least rsmin, W C (mod 16), and among the eight
 // such strides (every bank a row can start at, mod 128 bytes) the one whose
 // warps' loads (32 pixels of an output row, stepping (ca, -sa) in the input)
 // take the fewest shared-memory wavefronts, over a few sample warps.  A
 // warp's words are monotonic in both coordinates, so equal words are
 // neighbouring lanes.  The last answer is kept (a batch rotates its images
 // by one angle).
-static int gray8_stride(int rsmin, int W, double ca, double sa)
+static int staged_stride(int rsmin, int W, int C, double ca, double sa)
 {
     static thread_local struct {
-        int rsmin, w16, rs;
+        int rsmin, w16, c, rs;
         double ca, sa;
-    } memo = {-1, -1, 0, 0, 0};
-    const int first = rsmin + (int)(((unsigned)W - (unsigned)rsmin) & 15u);
-    if (memo.rsmin == rsmin && memo.w16 == W % 16 && memo.ca == ca && memo.sa == sa)
+    } memo = {-1, -1, 0, 0, 0, 0};
+    const int first = rsmin + (int)(((unsigned)W * C - (unsigned)rsmin) & 15u);
+    if (memo.rsmin == rsmin && memo.w16 == W % 16 && memo.c == C && memo.ca == ca && memo.sa == sa)
         return memo.rs;
     int best = first;
     long least = LONG_MAX;
@@ -548,7 +571,7 @@ static int gray8_stride(int rsmin, int W, double ca, double sa)
                 long last = -1;
                 for (int k = 0; k < 32; k++) {
                     const long off =
-                        ((long)floor(y - k * sa) + (q >> 1)) * RS + (long)floor(x + k * ca) + (q & 1) + ph % 4;
+                        ((long)floor(y - k * sa) + (q >> 1)) * RS + ((long)floor(x + k * ca) + (q & 1)) * C + ph % 4;
                     if (off >> 2 != last) {
                         last = off >> 2;
                         const int n = ++per_bank[last & 31];
@@ -561,22 +584,23 @@ static int gray8_stride(int rsmin, int W, double ca, double sa)
         if (cost < least)
             least = cost, best = RS;
     }
-    memo = {rsmin, W % 16, best, ca, sa};
+    memo = {rsmin, W % 16, C, best, ca, sa};
     return best;
 }
 
-// Gray8's tiles (rotate_gray8): the fixed-point steps, and the shared memory
+// The staged kernel's tiles: the fixed-point steps, and the shared memory
 // that the widest and tallest footprint at this angle takes; the caller
 // checks the launch.
-static void launch_gray8(const gf_image *in, gf_image *out, double ca, double sa, uint4 bg, uint32_t maxval,
-                         cudaStream_t st)
+template <int C>
+static void launch_staged(const gf_image *in, gf_image *out, double ca, double sa, uint4 bg, uint32_t maxval,
+                          cudaStream_t st)
 {
     const double c = fabs(ca), s = fabs(sa);
     // the first columns (rows) of a tile's neighbourhoods span at most this many more
     const int spanx = (int)ceil((GTW - 1) * c + (GTH - 1) * s) + 1,
               spany = (int)ceil((GTW - 1) * s + (GTH - 1) * c) + 1;
-    const int RS = gray8_stride(spanx + 33, in->width, ca, sa), HS = spany + 2;
-    const size_t smem = (size_t)HS * RS + 32;
+    const int RS = staged_stride((spanx + 1) * C + 32, in->width, C, ca, sa), HS = spany + 2;
+    const size_t smem = (size_t)HS * RS + 48;
     const unsigned gy = gf_blocks(out->height, GTH);
     const dim3 grid(gf_blocks(out->width, GTW), gy < 65535 ? gy : 65535);
     const double k = 4294967296.0;
@@ -589,12 +613,15 @@ static void launch_gray8(const gf_image *in, gf_image *out, double ca, double sa
                     cy1 = std::max(std::max(0LL, fx), std::max(fy, fx + fy));
     const uint8_t *src = (const uint8_t *)in->data;
     uint8_t *dst = (uint8_t *)out->data;
-    if (out->channels == 1)
-        rotate_gray8<1><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca, sa,
-                                                     dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg, maxval);
+    constexpr int OCA = C == 1 || C == 3 ? C + 1 : C;
+    if (out->channels == C)
+        rotate_staged<C, C><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca,
+                                                         sa, dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg,
+                                                         maxval);
     else
-        rotate_gray8<2><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca, sa,
-                                                     dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg, maxval);
+        rotate_staged<C, OCA><<<grid, THREADS, smem, st>>>(src, dst, in->width, in->height, out->width, out->height, ca,
+                                                           sa, dxx, dxy, dyx, dyy, cx0, cx1, cy0, cy1, RS, HS, bg,
+                                                           maxval);
 }
 
 } // namespace
@@ -617,8 +644,10 @@ extern "C" cudaError_t gf_rotate_launch(const gf_image *in, gf_image *out, doubl
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
-        if constexpr (sizeof(T) == 1 && C == 1)
-            launch_gray8(in, out, ca, sa, b, maxval, st);
+        if constexpr (sizeof(T) == 1 && C < 4)
+            launch_staged<C>(in, out, ca, sa, b, maxval, st);
+        else if (sizeof(T) == 1 && fabs(sa) >= STAGED_SIN)
+            launch_staged<4>(in, out, ca, sa, b, maxval, st);
         else if (OC == C)
             rotate_bilinear<T, C, C><<<grid, THREADS, 0, st>>>(src, dst, in->width, in->height, out->width, out->height,
                                                                ca, sa, stepx, stepy, b, maxval, lgA, lgWA);

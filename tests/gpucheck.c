@@ -299,19 +299,20 @@ int main(int argc, char **argv)
             check(op, 1040, 40, c, 8, (gf_border)((r + c) % 4), 0);
         }
     /* rotations onto a clear background, where gray and RGB gain an alpha
-     * channel; gray8 at sizes with whole tiles of the output inside the image
-     * (staged in shared memory), at angles whose tiles' footprints are wide
-     * and tall, and of a pixel or less */
+     * channel; 8-bit images at sizes with whole tiles of the output inside
+     * the image (staged in shared memory), at angles whose tiles' footprints
+     * are wide and tall, and of a pixel or less (RGBA8: from L1) */
     rot_clear = 1;
     for (int c = 1; c <= 4; c++)
         for (int d = 8; d <= 16; d += 8)
             check(c % 2 ? "-rotate 30" : "-rotate 80", 641, 479, c, d, GF_BORDER_CLAMP, 1);
     rot_clear = 0;
-    static const int gray_sizes[][2] = {{1000, 1000}, {64, 32}, {130, 66}, {2049, 300}, {300, 2049}};
-    static const char *const gray_rots[] = {"-rotate 30", "-rotate 80", "-rotate 135.7", "-rotate 1", "-rotate 359"};
+    static const int rot_sizes[][2] = {{1000, 1000}, {64, 32}, {130, 66}, {2049, 300}, {300, 2049}};
+    static const char *const rot_angles[] = {"-rotate 30", "-rotate 80", "-rotate 135.7", "-rotate 1", "-rotate 359"};
     for (int si = 0; si < 5; si++)
-        for (int i = 0; i < (quick ? 2 : 5); i++)
-            check(gray_rots[(i + si) % 5], gray_sizes[si][0], gray_sizes[si][1], 1, 8, GF_BORDER_CLAMP, 1);
+        for (int c = 1; c <= 4; c++)
+            for (int i = 0; i < (quick ? 2 : 5); i++)
+                check(rot_angles[(i + si + c) % 5], rot_sizes[si][0], rot_sizes[si][1], c, 8, GF_BORDER_CLAMP, 1);
     /* more strips than the fused blur's persistent blocks (a few per SM):
      * each block takes several, one after another */
     if (!quick) {
