@@ -383,38 +383,38 @@ __global__ void __launch_bounds__(THREADS)
 // span) staged in shared memory by 16-byte loads, so that each pixel's four
 // neighbours are loads from shared memory rather than from L1, where gray8's
 // four byte loads a pixel, and RGB8's three words a row, kept the warps
-// waiting.  A warp is 32 pixels of a tile's row,
-// each thread GKY of them GRW rows apart.  The pixels' coordinates are the
-// reference's float64 ones at the tile's first pixel, as 32.32 fixed point,
-// plus whole steps (dx per column, dy per row), so they are affine in the
-// pixel's position exactly and the tile's corners bound them (for a whole
-// tile, by offsets the host computes once): a tile is staged (every
-// neighbourhood inside the image), background (stores only), or pixel by
-// pixel (any_pixel, from global memory).  Shared row r holds input row
-// ylo + r from the 16-byte word holding column xlo on, at a row stride RS = W C
-// (mod 16), so that every word lands on a 16-byte boundary (and every pixel
-// on its own): column x of row y is at y RS + x C + base.  RS is chosen per
-// angle for the fewest bank conflicts (staged_stride).  H200, 8192^2, gray8
-// at 10 / 30 / 60 / 80 / 150 degrees, ms: 0.219 / 0.302-0.303 / 0.377-0.378 /
-// 0.337-0.338 / 0.304-0.306 from L1 (rotate_bilinear), 0.143-0.145 /
-// 0.164-0.165 / 0.165-0.166 / 0.163-0.164 / 0.163-0.164 staged; at 1 / 5 /
-// 10 / 15 / 20 / 30 / 45 / 80 degrees, from L1 -> staged: gray+alpha 0.197 /
-// 0.213 / 0.229 / 0.250 / 0.276 / 0.325 / 0.387 / 0.349 -> 0.177 / 0.182 /
-// 0.192 / 0.200 / 0.208 / 0.225 / 0.236 / 0.194, RGB8 0.382 / 0.396 / 0.390
-// / 0.398 / 0.425 / 0.467 / 0.514 / 0.561 -> 0.311 / 0.324 / 0.343 / 0.359 /
-// 0.373 / 0.394 / 0.411 / 0.350, RGBA8 0.257 / 0.277 / 0.286 / 0.306 /
-// 0.329 / 0.367 / 0.401 / 0.356 -> 0.274 / 0.286 / 0.305 / 0.312 / 0.319 /
-// 0.350 / 0.359 / 0.303 (so RGBA8 keeps the gather within STAGED_SIN of the
-// horizontal, where its warps' loads follow the rows).  Gray8, measured on
-// the way: 64 x 32 tiles 0.198 / 0.249 /
-// 0.260 / 0.230 / 0.247; the first stride W allows, 128 bytes at 8192 wide
-// (every row in the same banks), 60 degrees 0.309 against 0.186; 64 x 128
-// tiles 2-11% slower than 64 x 64; background tiles stepping coordinates as
-// the others do, 0-7% slower; each whole tile's corners computed as a partial
-// tile's, 4-6% slower; two tiles a block, and the staging by cp.async, within
-// 1%.  ncu at 30 degrees: 124.8 M warp instructions (191.6 M from L1), issue
-// slots 79% busy; 45% of the instructions are the pixels (28 a pixel), 22%
-// the tiles' set-up, 13% the staging.
+// waiting. A warp is 32 pixels of a tile's row, each thread GKY of them GRW
+// rows apart. The pixels' coordinates are the reference's float64 ones at
+// the tile's first pixel, as 32.32 fixed point, plus whole steps (dx per
+// column, dy per row), so they are affine in the pixel's position exactly
+// and the tile's corners bound them (for a whole tile, by offsets the host
+// computes once): a tile is staged (every neighbourhood inside the image),
+// background (stores only), or pixel by pixel (any_pixel, from global
+// memory). Shared row r holds input row ylo + r from the 16-byte word
+// holding column xlo on, at a row stride RS = W C (mod 16), so that every
+// word lands on a 16-byte boundary (and every pixel on its own): column x of
+// row y is at y RS + x C + base. RS is chosen per angle for the fewest bank
+// conflicts (staged_stride). H200, 8192^2, gray8 at 10 / 30 / 60 / 80 / 150
+// degrees, ms: 0.219 / 0.302-0.303 / 0.377-0.378 / 0.337-0.338 / 0.304-0.306
+// from L1 (rotate_bilinear), 0.143-0.145 / 0.164-0.165 / 0.165-0.166 /
+// 0.163-0.164 / 0.163-0.164 staged; at 1 / 5 / 10 / 15 / 20 / 30 / 45 / 80
+// degrees, from L1 -> staged: gray+alpha 0.197 / 0.213 / 0.229 / 0.250 /
+// 0.276 / 0.325 / 0.387 / 0.349 -> 0.177 / 0.182 / 0.192 / 0.200 / 0.208 /
+// 0.225 / 0.236 / 0.194, RGB8 0.382 / 0.396 / 0.390 / 0.398 / 0.425 / 0.467
+// / 0.514 / 0.561 -> 0.311 / 0.324 / 0.343 / 0.359 / 0.373 / 0.394 / 0.411 /
+// 0.350, RGBA8 0.257 / 0.277 / 0.286 / 0.306 / 0.329 / 0.367 / 0.401 / 0.356
+// -> 0.274 / 0.286 / 0.305 / 0.312 / 0.319 / 0.350 / 0.359 / 0.303 (so RGBA8
+// keeps the gather within STAGED_SIN of the horizontal, where its warps'
+// loads follow the rows). Gray8, measured on the way: 64 x 32 tiles 0.198 /
+// 0.249 / 0.260 / 0.230 / 0.247; the first stride W allows, 128 bytes at
+// 8192 wide (every row in the same banks), 60 degrees 0.309 against 0.186;
+// 64 x 128 tiles 2-11% slower than 64 x 64; background tiles stepping
+// coordinates as the others do, 0-7% slower; each whole tile's corners
+// computed as a partial tile's, 4-6% slower; two tiles a block, and the
+// staging by cp.async, within 1%. ncu at 30 degrees: 124.8 M warp
+// instructions (191.6 M from L1), issue slots 79% busy; 45% of the
+// instructions are the pixels (28 a pixel), 22% the tiles' set-up, 13% the
+// staging.
 constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
 // 16-byte words staged a row: the footprint's columns, at most 94 pixels at 64 x 64, from a word boundary
 template <int C> constexpr int GNC = (94 * C + 15) / 16 + 1;
