@@ -257,20 +257,6 @@ __device__ __forceinline__ packed_pixel<T, OC> interpolate(const packed_pixel<T,
     return out;
 }
 
-// The four neighbours of the pixel at p: a, b there, c, d pitch samples on
-// (global memory or a tile staged in shared memory).
-template <typename T, int C, typename P>
-__device__ __forceinline__ void load_neighbours(const T *p, P pitch, packed_pixel<T, C> (&s)[4])
-{
-    if constexpr (C * sizeof(T) == 3) { // each row's two pixels from 3 words
-        packed_pixel<T, C>::load_pair(p, s[0], s[1]);
-        packed_pixel<T, C>::load_pair(p + pitch, s[2], s[3]);
-    } else
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-            s[q].load(p + (q >> 1) * pitch + (q & 1) * C);
-}
-
 // One pixel whose four neighbours all lie inside the image (RGB8: whose pair
 // loads do too), from global memory.
 template <typename T, int C, int OC>
@@ -278,8 +264,15 @@ __device__ __forceinline__ void interior_pixel(const T *__restrict__ in, uint32_
                                                uint32_t maxval, T *o)
 {
     const uint32_t x0 = (uint32_t)(fxp >> 32), y0 = (uint32_t)(fyp >> 32);
+    const T *p = in + (size_t)y0 * pitch + x0 * C;
     packed_pixel<T, C> s[4];
-    load_neighbours(in + (size_t)y0 * pitch + x0 * C, pitch, s);
+    if constexpr (C * sizeof(T) == 3) { // each row's two pixels from 3 words
+        packed_pixel<T, C>::load_pair(p, s[0], s[1]);
+        packed_pixel<T, C>::load_pair(p + pitch, s[2], s[3]);
+    } else
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            s[q].load(p + (q >> 1) * pitch + (q & 1) * C);
     interpolate<T, C, OC>(s, fxp, fyp, maxval).store(o);
 }
 
@@ -494,7 +487,16 @@ __global__ void __launch_bounds__(THREADS)
             auto pixel = [&]() {
                 const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * C + base);
                 packed_pixel<uint8_t, C> s[4];
-                load_neighbours(p, RS, s);
+                if constexpr (C == 1)
+                    s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
+                else if constexpr (C == 3) {
+                    packed_pixel<uint8_t, C>::load_pair(p, s[0], s[1]);
+                    packed_pixel<uint8_t, C>::load_pair(p + RS, s[2], s[3]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        s[q].load(p + (q >> 1) * RS + (q & 1) * C);
+                }
                 interpolate<uint8_t, C, OC>(s, fxp, fyp, maxval).store(o);
                 fxp += sx, fyp += sy, o += ostep;
             };
