@@ -70,9 +70,9 @@ __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, i
 // + (s / 2) * 65536, whose address for the value in byte b of a word is one
 // byte permute (v into bits 8 to 15).  Slot s counts channel s % C: gray8
 // has two slots, its samples' positions mod 2 (four slots for gray8 and
-// gray+alpha, 128 KB: 4-8% slower).  The block's 32 warps read 16-byte words, RGB8
-// three at a time (16 pixels, so that each byte's channel is fixed).  At the
-// end four threads a value sum its counters over the lanes and the slots of
+// gray+alpha, 128 KB: 4-8% slower).  The block's 32 warps read 16-byte
+// words, RGB8 three at a time (16 pixels, so that each byte's channel is
+// fixed).  At the end four threads a value sum its counters over the lanes and the slots of
 // each channel, and one atomic a channel and value goes to the global counts,
 // bins folded (v >> shift).  (A warp a (slot, value) row, one global atomic
 // each, took 6-13 us more: H200, 8192^2, ms, RGBA8 / RGB8 / gray+alpha /
