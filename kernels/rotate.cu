@@ -41,11 +41,11 @@
 //   three byte stores, 0.436-0.440 / 0.502-0.505 / 0.582-0.587 / 0.576-0.579
 //   / 0.502-0.506 after.
 // - 8-bit RGB and gray+alpha took at most 48 registers here, before they
-//   moved to rotate_staged, so that five blocks fit an SM where four did: their warps wait on their loads, and more of
-//   them hide more of that (H200, 8192^2, ms, at 10 / 30 / 60 / 80 / 150
-//   degrees: RGB8 0.442-0.443 / 0.501-0.502 / 0.576-0.578 / 0.574-0.575 /
-//   0.487-0.488 -> 0.390-0.391 / 0.467 / 0.555-0.556 / 0.561-0.564 /
-//   0.460-0.462, gray+alpha 3-5% faster; RGBA8 3-4% faster at 10, 30 and 150
+//   moved to rotate_staged, so that five blocks fit an SM where four did:
+//   their warps wait on their loads, and more of them hide more of that
+//   (H200, 8192^2, ms, at 10 / 30 / 60 / 80 / 150 degrees: RGB8 0.442-0.443
+//   / 0.501-0.502 / 0.576-0.578 / 0.574-0.575 / 0.487-0.488 -> 0.390-0.391 /
+//   0.467 / 0.555-0.556 / 0.561-0.564 / 0.460-0.462, gray+alpha 3-5% faster; RGBA8 3-4% faster at 10, 30 and 150
 //   degrees and 3% slower at 60 and 80, gray8 (48 already) 0-2% slower; six
 //   blocks spilled and ran 6-35% slower).
 // - A thread's KY pixels are all inside (no bounds checks, no clamp), all
@@ -131,6 +131,15 @@ template <typename T, int C> struct packed_pixel {
     __device__ __forceinline__ void set(int c, uint32_t v) // v < 2^(8 sizeof(T))
     {
         w[c / PER] = c % PER ? w[c / PER] | v << 8 * sizeof(T) * (c % PER) : v;
+    }
+    // The pixel whose sample c is v[c] (the background)
+    static __device__ __forceinline__ packed_pixel filled(const uint32_t (&v)[4])
+    {
+        packed_pixel p;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            p.set(c, v[c]);
+        return p;
     }
     __device__ __forceinline__ void store(T *p) const
     {
@@ -359,10 +368,7 @@ __global__ void __launch_bounds__(THREADS)
                 interior_pixel<T, C, OC>(in, pitch, fxp, fyp, maxval, o);
             continue;
         }
-        packed_pixel<T, OC> b;
-#pragma unroll
-        for (int c = 0; c < OC; c++)
-            b.set(c, bgv[c]);
+        const auto b = packed_pixel<T, OC>::filled(bgv);
         if (whole && (xhi < -1 || xlo >= W || yhi < -1 || ylo >= H)) { // no neighbour inside for any of them
 #pragma unroll
             for (int k = 0; k < KY; k++, o += ostep)
@@ -431,10 +437,7 @@ __global__ void __launch_bounds__(THREADS)
     uint8_t *const sm = (uint8_t *)gsm4;
     const int t = threadIdx.x, tx = t % GTW, ty = t / GTW;
     const uint32_t bgv[4] = {bg.x, bg.y, bg.z, bg.w};
-    packed_pixel<uint8_t, OC> b;
-#pragma unroll
-    for (int c = 0; c < OC; c++)
-        b.set(c, bgv[c]);
+    const auto b = packed_pixel<uint8_t, OC>::filled(bgv);
     const int X0 = blockIdx.x * GTW, xe = min(GTW, OW - X0) - 1; // the tile's first column, its last (from X0)
     const size_t total = (size_t)H * W * C;
     const uint32_t pitch = (uint32_t)W * C;
