@@ -4,7 +4,9 @@
  * time (CUDA events, warm-up, 25 runs) of every kernel, its naive
  * global-memory variant, the NPP counterpart (RGBA8, when built with NPP) and,
  * as the ceiling, a 1-D device-to-device cudaMemcpyAsync of the same bytes, all
- * in one run.
+ * in one run; beside the ceiling, two floors timed the same way: a pass that
+ * only reads the image (the fastest of a few launch shapes) and an empty
+ * kernel.
  *   gfbench [-s WxH] [-n RUNS] [-f FORMAT,...] [-op PREFIX] [-csv FILE] */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 
 #include "gf_kernels.h"
 #include "ops.h"
+#include "readpass.h"
 
 #define CK(x)                                                                                                         \
     do {                                                                                                              \
@@ -30,7 +33,7 @@
         }                                                                                                             \
     } while (0)
 
-enum kind { K_COPY, K_BLUR, K_BOX, K_LAP, K_ORIENT, K_ROTATE, K_HIST, K_EQ, K_NPP };
+enum kind { K_COPY, K_READ, K_EMPTY, K_BLUR, K_BOX, K_LAP, K_ORIENT, K_ROTATE, K_HIST, K_EQ, K_NPP };
 
 struct job {
     enum kind kind;
@@ -44,6 +47,7 @@ static gf_image in, out;
 static void *scratch, *d_taps;
 static uint32_t centre_tap; /* taps[0] of the sigma uploaded last */
 static unsigned long long *d_counts;
+static unsigned *d_sink; /* the read pass's */
 static int runs = 25;
 static FILE *csv;
 static const char *only; /* -op: the ops whose names begin with this */
@@ -59,6 +63,12 @@ static void run(const struct job *j)
     switch (j->kind) {
     case K_COPY:
         CK(cudaMemcpyAsync(out.data, in.data, in.stride * in.height, cudaMemcpyDeviceToDevice, stream));
+        break;
+    case K_READ:
+        CK(gfb_read_pass(in.data, in.stride * in.height, j->variant, d_sink, stream));
+        break;
+    case K_EMPTY:
+        CK(gfb_empty_kernel(stream));
         break;
     case K_BLUR:
         CK(gf_blur_launch(&in, &out, scratch, d_taps, centre_tap, gf_blur_radius(j->arg), GF_BORDER_CLAMP, j->variant,
@@ -221,12 +231,22 @@ static void bench_format(const char *fmt, int w, int h)
 
     const double copy_ms = timeit(&(struct job){K_COPY, "copy", 0, 0});
     const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
+    double read_ms = 0;
+    for (int shape = 0; shape < GFB_READ_SHAPES; shape++) {
+        const double t = timeit(&(struct job){K_READ, "read", 0, shape});
+        if (!shape || t < read_ms)
+            read_ms = t;
+    }
+    const double empty_ms = timeit(&(struct job){K_EMPTY, "empty", 0, 0});
     printf("\n%s %dx%d (%.1f MiB): copy ceiling %.3f ms, %.0f GB/s (read + write)\n", fmt, w, h, bytes / 1048576.0,
            copy_ms, copy_gbs);
+    printf("  read pass %.4f ms, %.0f GB/s (read only); empty kernel %.4f ms\n", read_ms, bytes / read_ms / 1e6,
+           empty_ms);
     printf("%-16s %9s %8s %7s %9s %7s %9s %8s\n", "op", "ms", "GB/s", "ofcopy", "naive_ms", "tiling", "npp_ms",
            "vs_npp");
     if (csv)
-        fprintf(csv, "%s,copy,%.4f,%.1f,1.000,,,,\n", fmt, copy_ms, copy_gbs);
+        fprintf(csv, "%s,copy,%.4f,%.1f,1.000,,,,\n%s,read pass,%.4f,%.1f,%.3f,,,,\n%s,empty kernel,%.4f,,,,,,\n", fmt,
+                copy_ms, copy_gbs, fmt, read_ms, bytes / read_ms / 1e6, bytes / read_ms / 1e6 / copy_gbs, fmt, empty_ms);
 
     static const struct {
         enum kind k;
@@ -362,6 +382,7 @@ int main(int argc, char **argv)
            p.l2CacheSize / 1048576.0, runs);
     CK(cudaMalloc(&d_taps, 4 * 4096));
     CK(cudaMalloc((void **)&d_counts, sizeof(unsigned long long) * 4 * 256));
+    CK(cudaMalloc((void **)&d_sink, sizeof *d_sink));
 #ifdef HAVE_NPP
     npp.hStream = stream;
     npp.nCudaDeviceId = 0;
