@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "kernel_util.cuh"
+
 namespace
 {
 
@@ -44,10 +46,8 @@ __global__ void empty_kernel() {}
 
 extern "C" cudaError_t gfb_read_pass(const void *data, size_t bytes, int shape, unsigned *sink, cudaStream_t st)
 {
-    int dev = 0, sms = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    const cudaError_t e = gf_sm_count(&sms);
     if (e != cudaSuccess)
         return e;
     const size_t words = bytes / 16;
@@ -64,11 +64,13 @@ extern "C" cudaError_t gfb_read_pass(const void *data, size_t bytes, int shape, 
     case 1: read_pass<2><<<4u * sms, 512, 0, st>>>(p, words, tail, ntail, sink); break;
     default: read_pass<4><<<2u * sms, 1024, 0, st>>>(p, words, tail, ntail, sink); break;
     }
-    return cudaGetLastError();
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
 }
 
 extern "C" cudaError_t gfb_empty_kernel(cudaStream_t st)
 {
     empty_kernel<<<1, 32, 0, st>>>();
-    return cudaGetLastError();
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
 }
