@@ -238,15 +238,15 @@ static void bench_format(const char *fmt, int w, int h)
             read_ms = t;
     }
     const double empty_ms = timeit(&(struct job){K_EMPTY, "empty", 0, 0});
+    const double read_gbs = bytes / read_ms / 1e6;
     printf("\n%s %dx%d (%.1f MiB): copy ceiling %.3f ms, %.0f GB/s (read + write)\n", fmt, w, h, bytes / 1048576.0,
            copy_ms, copy_gbs);
-    printf("  read pass %.4f ms, %.0f GB/s (read only); empty kernel %.4f ms\n", read_ms, bytes / read_ms / 1e6,
-           empty_ms);
+    printf("  read pass %.4f ms, %.0f GB/s (read only); empty kernel %.4f ms\n", read_ms, read_gbs, empty_ms);
     printf("%-16s %9s %8s %7s %9s %7s %9s %8s\n", "op", "ms", "GB/s", "ofcopy", "naive_ms", "tiling", "npp_ms",
            "vs_npp");
     if (csv)
         fprintf(csv, "%s,copy,%.4f,%.1f,1.000,,,,\n%s,read pass,%.4f,%.1f,%.3f,,,,\n%s,empty kernel,%.4f,,,,,,\n", fmt,
-                copy_ms, copy_gbs, fmt, read_ms, bytes / read_ms / 1e6, bytes / read_ms / 1e6 / copy_gbs, fmt, empty_ms);
+                copy_ms, copy_gbs, fmt, read_ms, read_gbs, read_gbs / copy_gbs, fmt, empty_ms);
 
     static const struct {
         enum kind k;
