@@ -120,7 +120,7 @@ template <typename T, int C> struct packed_pixel {
     static __device__ __forceinline__ void load_pair(const T *p, packed_pixel &a, packed_pixel &b)
     {
         static_assert(C * sizeof(T) == 3, "3-byte pixels");
-        const uint32_t o = (uint32_t)(uintptr_t)p & 3, *wp = (const uint32_t *)((uintptr_t)p - o);
+        const uint32_t o = (uint32_t)(uintptr_t)p & 3, *wp = (const uint32_t *)(p - o);
         const uint32_t w0 = wp[0], w1 = wp[1], w2 = wp[2];
         // bytes o .. o + 3 and o + 4 .. o + 7 of the 12 (a funnel shift takes its count mod 32)
         const uint32_t sh = (uint32_t)(uintptr_t)p << 3;
@@ -266,6 +266,36 @@ __device__ __forceinline__ packed_pixel<T, OC> interpolate(const packed_pixel<T,
     return out;
 }
 
+// Two RGB8 pixels from their neighbours' words (a pixel's three bytes and 0x64,
+// as rotate_staged stages them), in interpolate's arithmetic, step for step:
+// channels 0 and 1 of each pixel in one half2, channel 2 of both in another
+// (three interpolations for two pixels, where interpolate takes four).
+// oa, ob: the pixels' bytes, an added alpha (OC = 4) as maxval.
+template <int OC>
+__device__ __forceinline__ void interpolate_rgb8_pair(const uint32_t (&sa)[4], const uint32_t (&sb)[4], long long fxa,
+                                                      long long fya, long long fxb, long long fyb, uint32_t maxval,
+                                                      uint32_t &oa, uint32_t &ob)
+{
+    using I = interp<uint8_t>;
+    const __half2 wx = __floats2half2_rn(I::one_plus((uint32_t)fxa) - 1, I::one_plus((uint32_t)fxb) - 1),
+                  wy = __floats2half2_rn(I::one_plus((uint32_t)fya) - 1, I::one_plus((uint32_t)fyb) - 1);
+    const __half2 k = __float2half2_rn(1152.0f);
+    auto lerp = [&](__half2 wxx, __half2 wyy, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+        const __half2 top = __hfma2(wxx, __hsub2(as_h2(b), as_h2(a)), __hsub2(as_h2(a), k)),
+                      bot = __hfma2(wxx, __hsub2(as_h2(d), as_h2(c)), __hsub2(as_h2(c), k));
+        return h2_bits(__hadd2(__hfma2(wyy, __hsub2(bot, top), top), k));
+    };
+    auto c01 = [](uint32_t s) { return __byte_perm(0x6464, s, 0x0504); };
+    auto c2 = [](uint32_t s, uint32_t t) { return __byte_perm(s, t, 0x7632); }; // (s's channel 2, t's), 0x64 above each
+    const uint32_t ra = lerp(__low2half2(wx), __low2half2(wy), c01(sa[0]), c01(sa[1]), c01(sa[2]), c01(sa[3]));
+    const uint32_t rb = lerp(__high2half2(wx), __high2half2(wy), c01(sb[0]), c01(sb[1]), c01(sb[2]), c01(sb[3]));
+    const uint32_t rc = lerp(wx, wy, c2(sa[0], sb[0]), c2(sa[1], sb[1]), c2(sa[2], sb[2]), c2(sa[3], sb[3]));
+    oa = __byte_perm(ra, rc, 0x6420);
+    ob = __byte_perm(rb, rc, 0x4620);
+    if constexpr (OC == 4)
+        oa = __byte_perm(oa, maxval, 0x4210), ob = __byte_perm(ob, maxval, 0x4210);
+}
+
 // One pixel whose four neighbours all lie inside the image (RGB8: whose pair
 // loads do too), from global memory.
 template <typename T, int C, int OC>
@@ -384,6 +414,28 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+// A thread's RGB8 output pixels, step bytes apart: where the step is even,
+// all have the parity of the first, so each is a 2-byte store at the even one
+// of p, p + 1 and a byte at the other end, from two addresses that step on
+// together (where packed_pixel's store takes each pixel's parity and both
+// addresses from it: 13 instructions a pixel against 6).
+struct rgb8_out {
+    uint8_t *p2, *p1;
+    uint32_t s2, s1;
+    size_t step;
+    __device__ __forceinline__ rgb8_out(uint8_t *o, size_t step_) : step(step_)
+    {
+        const uint32_t odd = (uint32_t)(uintptr_t)o & 1;
+        p2 = o + odd, p1 = o + 2 - 2 * odd, s2 = 8 * odd, s1 = 16 - 16 * odd;
+    }
+    __device__ __forceinline__ void put(uint32_t w)
+    {
+        *(uint16_t *)p2 = (uint16_t)(w >> s2);
+        *p1 = (uint8_t)(w >> s1);
+        p2 += step, p1 += step;
+    }
+};
+
 // 8-bit images: the output in tiles of GTW x GTH pixels, each tile's
 // footprint in the input (the rows and columns its pixels' neighbourhoods
 // span) staged in shared memory by 16-byte loads, so that each pixel's four
@@ -421,14 +473,28 @@ __global__ void __launch_bounds__(THREADS)
 // instructions (191.6 M from L1), issue slots 79% busy; 45% of the
 // instructions are the pixels (28 a pixel), 22% the tiles' set-up, 13% the
 // staging.
+// RGB8 stages each pixel as a word (its three bytes and 0x64), so that its
+// four neighbours are four aligned loads, as RGBA8's are, and interpolates
+// two pixels at a time, the third channel of both in one half2
+// (interpolate_rgb8_pair); it takes 48 registers, so that five blocks fit an
+// SM; its stores step two addresses (rgb8_out); and its staging loads two
+// quads of pixels (12 bytes each, from the 4 aligned words that hold them) a
+// thread at a time, where one quad a thread waited on each load. H200,
+// 8192^2, 30 degrees: 282 M warp instructions -> 216 M (ncu); 10 / 30 / 60 /
+// 80 / 150 degrees, ms: 0.341 / 0.391-0.394 / 0.396-0.399 / 0.348 /
+// 0.390-0.391 -> 0.261-0.262 / 0.322-0.325 / 0.333 / 0.263 / 0.324-0.326.
+// On the way, at 30 degrees: the staged words and pairs, one quad a thread,
+// 0.368-0.370; a warp a row of quads, 0.369 (10 and 80 degrees 5% slower:
+// more loads one after another); two quads a thread, 0.337-0.339.
 constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
 // 16-byte words staged a row: the footprint's columns, at most 94 pixels at 64 x 64, from a word boundary
 template <int C> constexpr int GNC = (94 * C + 15) / 16 + 1;
 // RGBA8 takes the staged kernel where |sin a| is at least this (above)
 constexpr double STAGED_SIN = 0.3;
 
+// (RGB8: five blocks an SM, at 48 registers; the others as ptxas chooses, 0 setting no bound)
 template <int C, int OC>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
     rotate_staged(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
                   double sa, long long dxx, long long dxy, long long dyx, long long dyy, long long cx0, long long cx1,
                   long long cy0, long long cy1, int RS, int HS, uint4 bg, uint32_t maxval)
@@ -466,37 +532,78 @@ __global__ void __launch_bounds__(THREADS)
         uint8_t *o = out + ((size_t)(Y0 + ty) * OW + X0 + tx) * OC;
         const size_t ostep = (size_t)GRW * OW * OC;
         const long long sx = GRW * dyx, sy = GRW * dyy;
-        if (xlo >= 0 && xhi <= W - 2 && ylo >= 0 && yhi <= H - 2 && (xhi + 2 - xlo) * C + 32 <= RS &&
-            (xhi + 2 - xlo) * C + 15 < NC * 16 && yhi - ylo + 2 <= HS) {
+        const int nq = (xhi + 5 - xlo) / 4; // RGB8: quads of pixels a row, each pixel staged as a word
+        if (xlo >= 0 && xhi <= W - 2 && ylo >= 0 && yhi <= H - 2 && yhi - ylo + 2 <= HS &&
+            (C == 3 ? 16 * nq <= RS && (size_t)(yhi + 2) * pitch + 32 <= total
+                    : (xhi + 2 - xlo) * C + 32 <= RS && (xhi + 2 - xlo) * C + 15 < NC * 16)) {
             // rows ylo .. yhi + 1, columns xlo .. xhi + 1 (bytes 0 .. w of each row): NC lanes a row, a 16-byte word
-            // each
+            // each (RGB8: nq lanes a row, 4 pixels each, from column xlo; the words read lie inside the image)
             const size_t r0 = (size_t)ylo * pitch + (size_t)xlo * C;
             const int d = (int)(r0 & 15) + 16, w = (xhi + 2 - xlo) * C - 1;
             __syncthreads(); // the last tile's pixels have read sm
-            for (int i = t; i < (yhi - ylo + 2) * NC; i += THREADS) {
-                const int r = i / NC;
-                const size_t rs = r0 + (size_t)r * pitch, g = (rs & ~(size_t)15) + 16 * (i % NC);
-                if (g > rs + w)
-                    continue;
-                uint8_t *dst = sm + r * RS + (int)(g - rs) + d;
-                if (g + 16 <= total)
-                    *(uint4 *)dst = *(const uint4 *)(in + g);
-                else // the image's last word, if it ends inside one
-                    for (int j = 0; j < 16 && g + j < total; j++)
-                        dst[j] = in[g + j];
-            }
+            if constexpr (C == 3) {
+                // 4 pixels a thread: their 12 bytes from the 4 aligned words that hold them (all inside the
+                // image: below), two quads at a time, so that their loads are in flight together
+                const int n = (yhi - ylo + 2) * nq, dr = THREADS / nq, dq = THREADS % nq;
+                int r = t / nq, q = t % nq;
+                auto next = [&](int &rr, int &qq) {
+                    rr += dr, qq += dq;
+                    if (qq >= nq)
+                        qq -= nq, rr++;
+                };
+                auto quad = [&](int rr, int qq, uint32_t(&w)[4]) {
+                    const size_t g = r0 + (size_t)rr * pitch + 12 * qq;
+#pragma unroll
+                    for (int j = 0; j < 4; j++)
+                        w[j] = ((const uint32_t *)(in + (g & ~(size_t)3)))[j];
+                    return 8 * (uint32_t)(g & 3);
+                };
+                auto put = [&](int rr, int qq, const uint32_t(&w)[4], uint32_t sh) {
+                    const uint32_t u0 = __funnelshift_r(w[0], w[1], sh), u1 = __funnelshift_r(w[1], w[2], sh),
+                                   u2 = __funnelshift_r(w[2], w[3], sh);
+                    *(uint4 *)(sm + rr * RS + 16 * qq) = make_uint4(
+                        __byte_perm(u0, 0x64, 0x4210), __byte_perm(__funnelshift_r(u0, u1, 24), 0x64, 0x4210),
+                        __byte_perm(__funnelshift_r(u1, u2, 16), 0x64, 0x4210), __byte_perm(u2, 0x64, 0x4321));
+                };
+                for (int i = t; i < n; i += 2 * THREADS) {
+                    int r2 = r, q2 = q;
+                    next(r2, q2);
+                    const bool two = i + THREADS < n;
+                    uint32_t wa[4], wb[4];
+                    const uint32_t sa = quad(r, q, wa), sb = quad(two ? r2 : r, q2, wb);
+                    put(r, q, wa, sa);
+                    if (two)
+                        put(r2, q2, wb, sb);
+                    r = r2, q = q2;
+                    next(r, q);
+                }
+            } else
+                for (int i = t; i < (yhi - ylo + 2) * NC; i += THREADS) {
+                    const int r = i / NC;
+                    const size_t rs = r0 + (size_t)r * pitch, g = (rs & ~(size_t)15) + 16 * (i % NC);
+                    if (g > rs + w)
+                        continue;
+                    uint8_t *dst = sm + r * RS + (int)(g - rs) + d;
+                    if (g + 16 <= total)
+                        *(uint4 *)dst = *(const uint4 *)(in + g);
+                    else // the image's last word, if it ends inside one
+                        for (int j = 0; j < 16 && g + j < total; j++)
+                            dst[j] = in[g + j];
+                }
             __syncthreads();
-            const int base = d - ylo * RS - xlo * C;
+            constexpr int SC = C == 3 ? 4 : C; // bytes a staged pixel
+            const int base = (C == 3 ? 0 : d) - ylo * RS - xlo * SC;
             auto pixel = [&]() {
-                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * C + base);
+                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * SC + base);
                 // (interior_pixel's loads, written out here: through one helper ptxas unrolled the partial
                 // tiles' loop differently and gray8 ran 1-2% slower)
                 packed_pixel<uint8_t, C> s[4];
                 if constexpr (C == 1)
                     s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
                 else if constexpr (C == 3) {
-                    packed_pixel<uint8_t, C>::load_pair(p, s[0], s[1]);
-                    packed_pixel<uint8_t, C>::load_pair(p + RS, s[2], s[3]);
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        s[q].w[0] = *(const uint32_t *)(p + (q >> 1) * RS + (q & 1) * 4);
                 } else {
 #pragma unroll
                     for (int q = 0; q < 4; q++)
@@ -505,18 +612,50 @@ __global__ void __launch_bounds__(THREADS)
                 interpolate<uint8_t, C, OC>(s, fxp, fyp, maxval).store(o);
                 fxp += sx, fyp += sy, o += ostep;
             };
-            if (ye == GTH - 1 && tx <= xe) // the tile's rows all inside the output
+            // RGB8: two pixels at a time, the third channel of both in one half2
+            [[maybe_unused]] rgb8_out ro(o, ostep);
+            auto pixel_pair = [&]() {
+                uint32_t sa[4], sb[4];
+                const long long fxa = fxp, fya = fyp;
+                auto load = [&](uint32_t(&w)[4]) {
+                    const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * 4 + base);
 #pragma unroll
-                for (int k = 0; k < GKY; k++)
-                    pixel();
-            else if (tx <= xe)
+                    for (int q = 0; q < 4; q++)
+                        w[q] = *(const uint32_t *)(p + (q >> 1) * RS + (q & 1) * 4);
+                    fxp += sx, fyp += sy;
+                };
+                load(sa);
+                load(sb);
+                packed_pixel<uint8_t, OC> pa, pb;
+                interpolate_rgb8_pair<OC>(sa, sb, fxa, fya, fxp - sx, fyp - sy, maxval, pa.w[0], pb.w[0]);
+                if constexpr (OC == 3)
+                    ro.put(pa.w[0]), ro.put(pb.w[0]);
+                else
+                    pa.store(o), pb.store(o + ostep);
+                o += 2 * ostep;
+            };
+            if (ye == GTH - 1 && tx <= xe) { // the tile's rows all inside the output
+                if constexpr (C == 3)
+#pragma unroll
+                    for (int k = 0; k < GKY; k += 2)
+                        pixel_pair();
+                else
+#pragma unroll
+                    for (int k = 0; k < GKY; k++)
+                        pixel();
+            } else if (tx <= xe)
                 for (int k = 0; k < GKY && ty + k * GRW <= ye; k++)
                     pixel();
         } else if (tx <= xe) {
             const bool none = xhi < -1 || xlo >= W || yhi < -1 || ylo >= H; // no neighbour inside for any pixel
             if (none) {
-                for (int k = 0; k < GKY && ty + k * GRW <= ye; k++, o += ostep)
-                    b.store(o);
+                if constexpr (OC == 3) {
+                    rgb8_out ro(o, ostep);
+                    for (int k = 0; k < GKY && ty + k * GRW <= ye; k++)
+                        ro.put(b.w[0]);
+                } else
+                    for (int k = 0; k < GKY && ty + k * GRW <= ye; k++, o += ostep)
+                        b.store(o);
                 continue;
             }
 #pragma unroll
@@ -604,7 +743,10 @@ static void launch_staged(const gf_image *in, gf_image *out, double ca, double s
     // the first columns (rows) of a tile's neighbourhoods span at most this many more
     const int spanx = (int)ceil((GTW - 1) * c + (GTH - 1) * s) + 1,
               spany = (int)ceil((GTW - 1) * s + (GTH - 1) * c) + 1;
-    const int RS = staged_stride((spanx + 1) * C + 32, in->width, C, ca, sa), HS = spany + 2;
+    // (RGB8 stages a pixel as a word, 16-byte quads from column xlo: any multiple of 16 will do)
+    const int RS = C == 3 ? staged_stride(16 * ((spanx + 5) / 4), 4, 4, ca, sa)
+                          : staged_stride((spanx + 1) * C + 32, in->width, C, ca, sa),
+              HS = spany + 2;
     const size_t smem = (size_t)HS * RS + 48;
     const unsigned gy = gf_blocks(out->height, GTH);
     const dim3 grid(gf_blocks(out->width, GTW), gy < 65535 ? gy : 65535);
