@@ -198,6 +198,16 @@ __device__ __forceinline__ uint32_t h2_bits(__half2 h)
     return u;
 }
 
+// Four neighbours' channel pairs (a, b above, c, d below; 1024 + s in each
+// half) across by wx and down by wy: 1024 + v in each half of the result.
+// The samples less 1152 (s - 128, exact) go into the lerps (below).
+__device__ __forceinline__ uint32_t lerp_h2(__half2 wx, __half2 wy, __half2 a, __half2 b, __half2 c, __half2 d)
+{
+    const __half2 k = __float2half2_rn(1152.0f);
+    const __half2 top = __hfma2(wx, __hsub2(b, a), __hsub2(a, k)), bot = __hfma2(wx, __hsub2(d, c), __hsub2(c, k));
+    return h2_bits(__hadd2(__hfma2(wy, __hsub2(bot, top), top), k));
+}
+
 // A pixel from its four neighbours s (a, b above, c, d below), by two linear
 // interpolations across and one down.
 // 8-bit samples: in half precision, two channels a half2 (RGB8 pairs its third
@@ -240,7 +250,7 @@ __device__ __forceinline__ packed_pixel<T, OC> interpolate(const packed_pixel<T,
                               b = as_h2(__byte_perm(0x6464, s[1].w[0], sel)),
                               c = as_h2(__byte_perm(0x6464, s[2].w[0], sel)),
                               d = as_h2(__byte_perm(0x6464, s[3].w[0], sel));
-                return down(__hfma2(wx, __hsub2(b, a), __hsub2(a, k)), __hfma2(wx, __hsub2(d, c), __hsub2(c, k)));
+                return lerp_h2(wx, wy, a, b, c, d);
             };
             const uint32_t r01 = lerp(0x0504);
             if constexpr (C == 2)
@@ -279,17 +289,12 @@ __device__ __forceinline__ void interpolate_rgb8_pair(const uint32_t (&sa)[4], c
     using I = interp<uint8_t>;
     const __half2 wx = __floats2half2_rn(I::one_plus((uint32_t)fxa) - 1, I::one_plus((uint32_t)fxb) - 1),
                   wy = __floats2half2_rn(I::one_plus((uint32_t)fya) - 1, I::one_plus((uint32_t)fyb) - 1);
-    const __half2 k = __float2half2_rn(1152.0f);
-    auto lerp = [&](__half2 wxx, __half2 wyy, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-        const __half2 top = __hfma2(wxx, __hsub2(as_h2(b), as_h2(a)), __hsub2(as_h2(a), k)),
-                      bot = __hfma2(wxx, __hsub2(as_h2(d), as_h2(c)), __hsub2(as_h2(c), k));
-        return h2_bits(__hadd2(__hfma2(wyy, __hsub2(bot, top), top), k));
-    };
-    auto c01 = [](uint32_t s) { return __byte_perm(0x6464, s, 0x0504); };
-    auto c2 = [](uint32_t s, uint32_t t) { return __byte_perm(s, t, 0x7632); }; // (s's channel 2, t's), 0x64 above each
-    const uint32_t ra = lerp(__low2half2(wx), __low2half2(wy), c01(sa[0]), c01(sa[1]), c01(sa[2]), c01(sa[3]));
-    const uint32_t rb = lerp(__high2half2(wx), __high2half2(wy), c01(sb[0]), c01(sb[1]), c01(sb[2]), c01(sb[3]));
-    const uint32_t rc = lerp(wx, wy, c2(sa[0], sb[0]), c2(sa[1], sb[1]), c2(sa[2], sb[2]), c2(sa[3], sb[3]));
+    auto c01 = [](uint32_t s) { return as_h2(__byte_perm(0x6464, s, 0x0504)); };
+    // (s's channel 2, t's), 0x64 above each
+    auto c2 = [](uint32_t s, uint32_t t) { return as_h2(__byte_perm(s, t, 0x7632)); };
+    const uint32_t ra = lerp_h2(__low2half2(wx), __low2half2(wy), c01(sa[0]), c01(sa[1]), c01(sa[2]), c01(sa[3]));
+    const uint32_t rb = lerp_h2(__high2half2(wx), __high2half2(wy), c01(sb[0]), c01(sb[1]), c01(sb[2]), c01(sb[3]));
+    const uint32_t rc = lerp_h2(wx, wy, c2(sa[0], sb[0]), c2(sa[1], sb[1]), c2(sa[2], sb[2]), c2(sa[3], sb[3]));
     oa = __byte_perm(ra, rc, 0x6420);
     ob = __byte_perm(rb, rc, 0x4620);
     if constexpr (OC == 4)
@@ -593,6 +598,13 @@ __global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
             __syncthreads();
             constexpr int SC = C == 3 ? 4 : C; // bytes a staged pixel
             const int base = (C == 3 ? 0 : d) - ylo * RS - xlo * SC;
+            // RGB8: the four neighbours' words of the pixel at (fxp, fyp)
+            auto words = [&](uint32_t(&w)[4]) {
+                const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * 4 + base);
+#pragma unroll
+                for (int q = 0; q < 4; q++)
+                    w[q] = *(const uint32_t *)(p + (q >> 1) * RS + (q & 1) * 4);
+            };
             auto pixel = [&]() {
                 const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * SC + base);
                 // (interior_pixel's loads, written out here: through one helper ptxas unrolled the partial
@@ -601,9 +613,11 @@ __global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
                 if constexpr (C == 1)
                     s[0].w[0] = p[0], s[1].w[0] = p[1], s[2].w[0] = p[RS], s[3].w[0] = p[RS + 1];
                 else if constexpr (C == 3) {
+                    uint32_t w[4];
+                    words(w);
 #pragma unroll
                     for (int q = 0; q < 4; q++)
-                        s[q].w[0] = *(const uint32_t *)(p + (q >> 1) * RS + (q & 1) * 4);
+                        s[q].w[0] = w[q];
                 } else {
 #pragma unroll
                     for (int q = 0; q < 4; q++)
@@ -617,17 +631,12 @@ __global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
             auto pixel_pair = [&]() {
                 uint32_t sa[4], sb[4];
                 const long long fxa = fxp, fya = fyp;
-                auto load = [&](uint32_t(&w)[4]) {
-                    const uint8_t *p = sm + ((int)(fyp >> 32) * RS + (int)(fxp >> 32) * 4 + base);
-#pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        w[q] = *(const uint32_t *)(p + (q >> 1) * RS + (q & 1) * 4);
-                    fxp += sx, fyp += sy;
-                };
-                load(sa);
-                load(sb);
+                words(sa);
+                fxp += sx, fyp += sy;
+                words(sb);
                 packed_pixel<uint8_t, OC> pa, pb;
-                interpolate_rgb8_pair<OC>(sa, sb, fxa, fya, fxp - sx, fyp - sy, maxval, pa.w[0], pb.w[0]);
+                interpolate_rgb8_pair<OC>(sa, sb, fxa, fya, fxp, fyp, maxval, pa.w[0], pb.w[0]);
+                fxp += sx, fyp += sy;
                 if constexpr (OC == 3)
                     ro.put(pa.w[0]), ro.put(pb.w[0]);
                 else
