@@ -491,15 +491,32 @@ struct rgb8_out {
 // On the way, at 30 degrees: the staged words and pairs, one quad a thread,
 // 0.368-0.370; a warp a row of quads, 0.369 (10 and 80 degrees 5% slower:
 // more loads one after another); two quads a thread, 0.337-0.339.
+// The other formats stage a footprint's rows KR at a time (four for RGBA8,
+// two for the others), their loads in flight together, where one 16-byte word
+// a thread at a time, its index divided into row and word, took 47
+// instructions a word and waited on each load. H200, 8192^2, at 30 / 60 / 80 /
+// 150 degrees, ms: RGBA8 0.348-0.349 / 0.353-0.355 / 0.301-0.304 /
+// 0.348-0.351 -> 0.312-0.315 / 0.330-0.332 / 0.257 / 0.323-0.325 (two rows
+// at a time: 0.317-0.319 / 0.321-0.325 / 0.267-0.270 / 0.336-0.341; three
+// or four for the others spilled 136-324 bytes at 40 registers),
+// gray+alpha 5-6% faster at every angle from 10 to 150, gray8 within 1%.
+// Tiles whose every pixel maps far outside the image, made background
+// without their set-up (from a float test of the tile's centre), measured
+// gray8 0-3% faster, RGB8 up to 5% slower (at 10 degrees), and RGBA8 5%
+// slower with the staging above: not kept.
 constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
 // 16-byte words staged a row: the footprint's columns, at most 94 pixels at 64 x 64, from a word boundary
 template <int C> constexpr int GNC = (94 * C + 15) / 16 + 1;
 // RGBA8 takes the staged kernel where |sin a| is at least this (above)
 constexpr double STAGED_SIN = 0.3;
 
-// (RGB8: five blocks an SM, at 48 registers; the others as ptxas chooses, 0 setting no bound)
+// Five blocks an SM for RGB8 and RGBA8 (48 registers), six for gray8 and
+// gray+alpha (40, gray8 spilling 8 bytes outside the pixels' loop): with no
+// bound ptxas took 60-64 registers for these two once their staging loaded
+// two rows at a time (rotate_staged), and with (THREADS, 1) 91-113 for all
+// but RGB8, which ran 60-70% slower.
 template <int C, int OC>
-__global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
+__global__ void __launch_bounds__(THREADS, C >= 3 ? 5 : 6)
     rotate_staged(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
                   double sa, long long dxx, long long dxy, long long dyx, long long dyy, long long cx0, long long cx1,
                   long long cy0, long long cy1, int RS, int HS, uint4 bg, uint32_t maxval)
@@ -582,6 +599,39 @@ __global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
                     r = r2, q = q2;
                     next(r, q);
                 }
+            } else if (yhi + 2 < H) {
+                // Every word read lies inside the image (the row after the
+                // footprint's last does).  LN lanes a row, lane q reading word q
+                // from the 16-byte boundary at or before column xlo, KR rows RP
+                // apart at a time, so that their loads are in flight together
+                // (where one word a thread at a time took each load's latency in
+                // turn).
+                constexpr int LN = NC <= 8 ? 8 : NC <= 16 ? 16 : 32, RP = THREADS / LN, KR = C == 4 ? 4 : 2;
+                const int q = t % LN, rows = yhi - ylo + 2;
+                if (q < NC) {
+                    const size_t step = (size_t)RP * pitch;
+                    const uint8_t *src = in + r0 + (size_t)(t / LN) * pitch; // row r of the footprint
+                    uint32_t rlo = (uint32_t)r0 + t / LN * pitch;             // its offset in the image (low bits)
+                    int dr = t / LN * RS + d;                                 // its start in sm
+#pragma unroll 1
+                    for (int r = t / LN; r < rows; r += KR * RP, src += KR * step, rlo += KR * RP * pitch,
+                             dr += KR * RP * RS) {
+                        uint4 v[KR];
+                        int off[KR]; // word q's first byte from the row's column xlo; INT_MIN: none
+#pragma unroll
+                        for (int i = 0; i < KR; i++) {
+                            off[i] = 16 * q - (int)((rlo + i * RP * pitch) & 15);
+                            if (r + i * RP >= rows || off[i] > w)
+                                off[i] = INT_MIN;
+                            else
+                                v[i] = *(const uint4 *)(src + i * step + off[i]);
+                        }
+#pragma unroll
+                        for (int i = 0; i < KR; i++)
+                            if (off[i] != INT_MIN)
+                                *(uint4 *)(sm + dr + i * RP * RS + off[i]) = v[i];
+                    }
+                }
             } else
                 for (int i = t; i < (yhi - ylo + 2) * NC; i += THREADS) {
                     const int r = i / NC;
@@ -591,7 +641,9 @@ __global__ void __launch_bounds__(THREADS, C == 3 ? 5 : 0)
                     uint8_t *dst = sm + r * RS + (int)(g - rs) + d;
                     if (g + 16 <= total)
                         *(uint4 *)dst = *(const uint4 *)(in + g);
-                    else // the image's last word, if it ends inside one
+                    else // the image's last word, if it ends inside one (not unrolled: unrolled, this loop
+                         // took the kernel's most registers, 59 live for gray8)
+#pragma unroll 1
                         for (int j = 0; j < 16 && g + j < total; j++)
                             dst[j] = in[g + j];
                 }
