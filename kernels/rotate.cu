@@ -503,7 +503,7 @@ struct rgb8_out {
 // Tiles whose every pixel maps far outside the image, made background
 // without their set-up (from a float test of the tile's centre), measured
 // gray8 0-3% faster, RGB8 up to 5% slower (at 10 degrees), and RGBA8 5%
-// slower with the staging above: not kept.
+// slower with the staging above (two rows at a time): not kept.
 constexpr int GTW = 64, GTH = 64, GRW = THREADS / GTW, GKY = GTH / GRW;
 // 16-byte words staged a row: the footprint's columns, at most 94 pixels at 64 x 64, from a word boundary
 template <int C> constexpr int GNC = (94 * C + 15) / 16 + 1;
@@ -513,8 +513,8 @@ constexpr double STAGED_SIN = 0.3;
 // Five blocks an SM for RGB8 and RGBA8 (48 registers), six for gray8 and
 // gray+alpha (40, gray8 spilling 8 bytes outside the pixels' loop): with no
 // bound ptxas took 60-64 registers for these two once their staging loaded
-// two rows at a time (rotate_staged), and with (THREADS, 1) 91-113 for all
-// but RGB8, which ran 60-70% slower.
+// two rows at a time (rotate_staged); with (THREADS, 1) it took 91-113 for
+// the formats but RGB8, and they ran 60-70% slower.
 template <int C, int OC>
 __global__ void __launch_bounds__(THREADS, C >= 3 ? 5 : 6)
     rotate_staged(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int OW, int OH, double ca,
