@@ -461,6 +461,8 @@ constexpr int BB = 8, HU = 8; // rows per batch, outputs per step of a lane's sl
 constexpr int PRO = 8;        // rows of the first window loaded at a time
 constexpr int VEC_R = 16;     // RGBA8 up to this radius: batch_slide4
 constexpr int PACK_R = 7;     // and up to this one, its running sums in 16-bit lanes
+constexpr int WP = 7;         // above it, its first windows' pixels summed this many at a time in 16-bit lanes
+static_assert(WP * (2 * VEC_R + 1) * 255 <= 0xffff);
 static_assert((2 * PACK_R + 1) * (2 * PACK_R + 1) * 255 + (2 * PACK_R + 1) * (2 * PACK_R + 1) / 2 <= 0xffff);
 
 // v (samples 4j, 4j + 2 in vE[j]; 4j + 1, 4j + 3 in vO[j]) += add - sub, lane by lane:
@@ -639,9 +641,16 @@ __device__ __forceinline__ void batch_slide1(const uint16_t *v, uint8_t *o, int 
 // the running sums too are two words of 16-bit lanes, (c0, c2) and (c1, c3),
 // each updated by one add of the entering word and one subtract of the leaving
 // (exact: every lane's sum, n/2 included, stays below 2^16, so the 32-bit
-// result is the lanes' own).  With segments of an odd number of pixels, a
-// half-warp's 16 loads (8 rows, 2 segments: rows RS = 16 bytes mod 128 apart)
-// and a warp's 32 stores fall in distinct banks.
+// result is the lanes' own).  Else the first window's pixels are summed WP
+// at a time in two words of 16-bit lanes, each pair of words then added to the
+// four 32-bit sums, where each pixel took its four lanes apart and added them
+// (H200, 8192^2, radius 8 / 11 / 15 / 16: 0.213-0.217 / 0.229-0.230 /
+// 0.239-0.243 / 0.240-0.246 ms -> 0.209-0.211 / 0.222-0.225 / 0.232-0.235 /
+// 0.233-0.236; ncu at radius 15: 103.6 M -> 94.0 M warp instructions; the
+// slide's entering less leaving as one biased subtract a word as well, 91.0 M,
+// ran 1-2% slower).  With segments of an odd number of pixels, a half-warp's
+// 16 loads (8 rows, 2 segments: rows RS = 16 bytes mod 128 apart) and a warp's
+// 32 stores fall in distinct banks.
 template <bool SH, bool PK>
 __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int np, int R, uint32_t half,
                                              box_div div)
@@ -666,9 +675,28 @@ __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int 
                                          __byte_perm(mean(c2), mean(c3), 0x0040), 0x5410);
     };
     const uint2 *p = (const uint2 *)v; // pixel i's four sums: p[i]
+    if constexpr (PK) {
 #pragma unroll 4
-    for (int i = -R; i <= R; i++)
-        slide(p[i], make_uint2(0, 0));
+        for (int i = -R; i <= R; i++)
+            slide(p[i], make_uint2(0, 0));
+    } else { // the first window, WP pixels at a time in 16-bit lanes (exact: WP (2 VEC_R + 1) 255 < 2^16)
+        auto add = [&](uint32_t e, uint32_t f) { // (c0, c2), (c1, c3)
+            s[0] += e & 0xffff, s[1] += e >> 16, s[2] += f & 0xffff, s[3] += f >> 16;
+        };
+        const uint2 *w = p - R;
+        int n = 2 * R + 1;
+        for (; n >= WP; n -= WP, w += WP) {
+            uint32_t e = 0, f = 0;
+#pragma unroll
+            for (int u = 0; u < WP; u++)
+                e += w[u].x, f += w[u].y;
+            add(e, f);
+        }
+        uint32_t e = 0, f = 0;
+        for (int u = 0; u < n; u++)
+            e += w[u].x, f += w[u].y;
+        add(e, f);
+    }
     put(0);
     const uint2 *pa = p + R + 1, *ps = p - R;
     constexpr int HP = 4; // pixels a step
