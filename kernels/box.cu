@@ -680,22 +680,19 @@ __device__ __forceinline__ void batch_slide4(const uint16_t *v, uint8_t *o, int 
         for (int i = -R; i <= R; i++)
             slide(p[i], make_uint2(0, 0));
     } else { // the first window, WP pixels at a time in 16-bit lanes (exact: WP (2 VEC_R + 1) 255 < 2^16)
-        auto add = [&](uint32_t e, uint32_t f) { // (c0, c2), (c1, c3)
-            s[0] += e & 0xffff, s[1] += e >> 16, s[2] += f & 0xffff, s[3] += f >> 16;
-        };
         const uint2 *w = p - R;
         int n = 2 * R + 1;
         for (; n >= WP; n -= WP, w += WP) {
-            uint32_t e = 0, f = 0;
+            uint2 g = make_uint2(0, 0);
 #pragma unroll
             for (int u = 0; u < WP; u++)
-                e += w[u].x, f += w[u].y;
-            add(e, f);
+                g.x += w[u].x, g.y += w[u].y;
+            slide(g, make_uint2(0, 0));
         }
-        uint32_t e = 0, f = 0;
+        uint2 g = make_uint2(0, 0);
         for (int u = 0; u < n; u++)
-            e += w[u].x, f += w[u].y;
-        add(e, f);
+            g.x += w[u].x, g.y += w[u].y;
+        slide(g, make_uint2(0, 0));
     }
     put(0);
     const uint2 *pa = p + R + 1, *ps = p - R;
