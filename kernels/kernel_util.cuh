@@ -25,12 +25,17 @@ static inline size_t gf_samples(const gf_image *img)
     return (size_t)img->width * img->height * img->channels;
 }
 
-// The current device's number of SMs.
-static inline cudaError_t gf_sm_count(int *sms)
+// An attribute of the current device, and its number of SMs.
+static inline cudaError_t gf_device_attr(cudaDeviceAttr attr, int *v)
 {
     int dev = 0;
     const cudaError_t e = cudaGetDevice(&dev);
-    return e != cudaSuccess ? e : cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    return e != cudaSuccess ? e : cudaDeviceGetAttribute(v, attr, dev);
+}
+
+static inline cudaError_t gf_sm_count(int *sms)
+{
+    return gf_device_attr(cudaDevAttrMultiProcessorCount, sms);
 }
 
 // Calls F.template operator()<T, C>() for the image's sample type and channel count.
