@@ -983,20 +983,20 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
     ow = (int)gf_blocks(words, strips);
     const long bands = max(1L, (long)S::BLOCKS * sms / (long)strips);
     const int rows = (int)gf_blocks(gf_blocks(in->height, bands), BB) * BB;
+    const unsigned nbands = gf_blocks(in->height, rows); // bands of `rows` rows (the last may be shorter)
     // The rows leaving the windows, read for the last time, and the output
     // rows are evict-first in the L2 where the windows in flight (2R + 1 rows
     // of each resident thread's word) fill at most 60% of it, so that the rows
     // still to leave stay there: H200, 8192^2, radius 5 / 8 / 11 / 15 / 16 /
     // 24 / 50, ms, RGBA8 0.191-0.193 / 0.211-0.215 / 0.220-0.222 /
     // 0.231-0.233 / 0.234-0.236 / 0.260-0.264 / 0.314-0.317 -> with the
-    // priorities at every radius 0.186-0.189 /
-    // 0.206-0.207 / 0.216-0.220 / 0.226-0.229 / 0.229-0.234 / 0.261-0.262 /
-    // 0.316-0.322 (RGB8 and gray8 1-3% faster from radius 8 to 16, the same
+    // priorities at every radius 0.186-0.189 / 0.206-0.207 / 0.216-0.220 /
+    // 0.226-0.229 / 0.229-0.234 / 0.261-0.262 / 0.316-0.322 (RGB8 and gray8 1-3% faster from radius 8 to 16, the same
     // at 24, 1-3% slower at 50: 264 blocks of 192 threads hold 25 MB of
     // windows at radius 15, 82 MB at 50); ncu at radius 15: DRAM reads 493 ->
     // 380 MB.  The output rows alone, 0-2%.  (At 8192 wide: radius 22 and
     // below on the H200's 60 MiB of L2, 18 on the H100's 50.)
-    const size_t resident = std::min((size_t)strips * gf_blocks(in->height, rows), (size_t)S::BLOCKS * sms) * S::FT;
+    const size_t resident = std::min((size_t)strips * nbands, (size_t)S::BLOCKS * sms) * S::FT;
     const bool hint = resident * 16 * (2 * (size_t)R + 1) <= (size_t)l2 * 6 / 10;
     const uint32_t n = (2u * R + 1) * (2u * R + 1);
     // GPUFILTER_BULK_COPY=0: the block writes its rows out itself, for compute-sanitizer's
@@ -1006,7 +1006,7 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
         const char *v = getenv("GPUFILTER_BULK_COPY");
         return !v || strcmp(v, "0") != 0;
     }();
-    batch_kernel<C>(R)<<<dim3(strips, gf_blocks(in->height, rows)), S::FT, S::SMEM, st>>>(
+    batch_kernel<C>(R)<<<dim3(strips, nbands), S::FT, S::SMEM, st>>>(
         (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
         make_box_div(n), bulk, hint);
     GF_LAUNCH_CHECK();
