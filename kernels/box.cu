@@ -2,11 +2,13 @@
 // Box stencil: exact integer window sums, bit-identical to src/cpu/box.c, at
 // a cost independent of the radius (running sums).
 //
-// Row pass (box_rows): each thread owns SEG = 32 consecutive pixels of one
-// row and one channel: it sums the first window (2R+1 reads, border rule
-// applied), then slides, adding the sample entering and subtracting the one
-// leaving.  Sums go to a 32- or 64-bit intermediate (64 only where
-// (2R+1)*max could overflow 32 bits).
+// Row pass (box_rows, radius above BOX16_R = 127): each thread owns SEG = 32
+// consecutive pixels of one row and one channel: it sums the first window
+// (2R+1 reads, border rule applied), then slides, adding the sample entering
+// and subtracting the one leaving.  Sums go to a 32- or 64-bit intermediate
+// (64 only where (2R+1)*max could overflow 32 bits).  Up to radius 127
+// (16-bit images, 8-bit rows of an odd number of samples) box_rows_tile
+// stages the rows in shared memory instead, its loads and stores coalesced.
 // Column pass (box_cols): each thread owns one sample column of SEG rows and
 // slides down it; consecutive threads hold consecutive samples of a row, so
 // every load and store is coalesced.  The final sum is divided by
@@ -15,12 +17,13 @@
 // pass with no intermediate, and so do such rows at radius 2 to 127, at any
 // channel count (box_batch); other 8-bit images up to radius 127 take a
 // 16-bit intermediate, coalesced in both passes: rows by box_rows_px (2 and
-// 4 channels: whole pixels in SIMD lanes) or box_rows16 (1 and 3), columns
+// 4 channels: whole pixels in SIMD lanes) or box_rows_tile (1 and 3), columns
 // by box_cols16 (8 or 2 samples per thread, an exact multiply-shift mean).
 // The naive variant (benchmark baseline) sums every window directly.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "words3x3.cuh"
 
@@ -129,19 +132,27 @@ constexpr int BOX16_R = 127, BK = 33, BTHREADS = 128;
 // (border rule applied while loading); thread (group g, channel c) sums its
 // first window, then slides BK - 1 times (two shared loads per output).  BK
 // = 33 is odd, so the lanes' loads (stride 33 * C words) fall in distinct
-// banks.  Sums go out through shared memory as whole rows of the tile.
-template <int C>
+// banks.  Sums go out through shared memory as whole rows of the tile.  For
+// 8-bit rows that are not whole 16-byte words (Mid: 16-bit sums), and for
+// 16-bit images and 8-bit rows of an odd number of samples up to BOX16_R
+// (32-bit sums, at most 65535 (2R + 1) < 2^24), where box_rows's threads,
+// each along a segment of its own, read and wrote SEG C samples apart (H200,
+// 8192^2, radius 5 / 50, ms, the whole box: RGBA16 1.88 / 3.14 -> 1.35 /
+// 2.06, RGB16 2.32 / 2.40 -> 1.05 / 1.63, gray16 1.50 / 1.69 -> 0.40 / 0.59;
+// 8191 x 8192 gray8 1.49 / 1.65 -> 0.39 / 0.59, RGB8 2.39 / 2.10 -> 1.01 /
+// 1.61).
+template <typename Tin, typename Mid, int C>
 __global__ void __launch_bounds__(BTHREADS)
-    box_rows16(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid, int W, int tiles, int R, int border)
+    box_rows_tile(const Tin *__restrict__ in, Mid *__restrict__ mid, int W, int tiles, int R, int border)
 {
-    constexpr int G = BTHREADS / C, TILE = G * BK;
+    constexpr int G = BTHREADS / C, TILE = G * BK, V = 16 / sizeof(Mid); // sums per 16-byte word
     extern __shared__ uint32_t smem[];
     const int span = (TILE + 2 * R) * C;
     uint32_t *s_row = smem;
-    uint16_t *s_out = (uint16_t *)(smem + (span + 3) / 4 * 4); // 16-byte aligned
+    Mid *s_out = (Mid *)(smem + (span + 3) / 4 * 4); // 16-byte aligned
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
-    const uint8_t *row = in + (size_t)y * W * C;
-    gf_stage_row<uint8_t, C, BTHREADS, TILE>(row, s_row, W, x0, R, border);
+    const Tin *row = in + (size_t)y * W * C;
+    gf_stage_row<Tin, C, BTHREADS, TILE>(row, s_row, W, x0, R, border);
     __syncthreads();
     const int c = threadIdx.x % C, g = threadIdx.x / C;
     if (g < G) {
@@ -149,22 +160,22 @@ __global__ void __launch_bounds__(BTHREADS)
         uint32_t acc = 0;
         for (int i = 0; i <= 2 * R; i++)
             acc += w[i * C];
-        uint16_t *o = s_out + g * BK * C + c;
-        o[0] = (uint16_t)acc;
+        Mid *o = s_out + g * BK * C + c;
+        o[0] = (Mid)acc;
 #pragma unroll 8
         for (int j = 1; j < BK; j++) {
             acc += w[(j + 2 * R) * C] - w[(j - 1) * C];
-            o[j * C] = (uint16_t)acc;
+            o[j * C] = (Mid)acc;
         }
     }
     __syncthreads();
     const int n = min(TILE, W - x0) * C;
-    uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    Mid *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
     int k = threadIdx.x;
-    if (((size_t)W * C) % 8 == 0 && (x0 * C) % 8 == 0) { // whole 16-byte words first (1 store per 8 sums)
-        for (; k < n / 8; k += BTHREADS)
+    if (((size_t)W * C) % V == 0 && (x0 * C) % V == 0) { // whole 16-byte words first (1 store per V sums)
+        for (; k < n / V; k += BTHREADS)
             ((uint4 *)dst)[k] = ((const uint4 *)s_out)[k];
-        k = n / 8 * 8 + threadIdx.x;
+        k = n / V * V + threadIdx.x;
     }
     for (; k < n; k += BTHREADS)
         dst[k] = s_out[k];
@@ -177,7 +188,7 @@ __global__ void __launch_bounds__(BTHREADS)
 // slides along its BKP pixels, all channels at once in 16-bit SIMD lanes
 // (C = 4: channels 0 and 2 in one word, 1 and 3 in the other): one shared
 // load per pixel entering and leaving the window, against two per sample in
-// box_rows16.  BKP is odd, so the lanes' loads fall in distinct banks.
+// box_rows_tile.  BKP is odd, so the lanes' loads fall in distinct banks.
 template <int C> struct box_px;
 template <> struct box_px<2> { // a pixel c0 c1 -> lanes (c0, c1)
     using T = uint16_t;
@@ -389,15 +400,16 @@ cudaError_t launch_rows_px(const gf_image *in, void *scratch, int R, int border,
     return cudaSuccess;
 }
 
-template <int C> cudaError_t launch_rows16(const gf_image *in, void *scratch, int R, int border, cudaStream_t st)
+template <typename Tin, typename Mid, int C>
+cudaError_t launch_rows_tile(const gf_image *in, void *scratch, int R, int border, cudaStream_t st)
 {
     constexpr int TILE = BTHREADS / C * BK;
-    const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + 16 + (size_t)TILE * C * 2;
-    if (!gf_fit_smem(box_rows16<C>, smem))
+    const size_t smem = ((size_t)TILE + 2 * (size_t)R) * C * 4 + 16 + (size_t)TILE * C * sizeof(Mid);
+    if (!gf_fit_smem(box_rows_tile<Tin, Mid, C>, smem))
         return cudaErrorInvalidConfiguration; // not reached for R <= BOX16_R (under 40 KB)
     const unsigned tiles = gf_blocks(in->width, TILE);
-    box_rows16<C><<<tiles * in->height, BTHREADS, smem, st>>>((const uint8_t *)in->data, (uint16_t *)scratch,
-                                                               in->width, (int)tiles, R, border);
+    box_rows_tile<Tin, Mid, C><<<tiles * in->height, BTHREADS, smem, st>>>((const Tin *)in->data, (Mid *)scratch,
+                                                                            in->width, (int)tiles, R, border);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }
@@ -410,7 +422,7 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
         e = R <= 16 ? launch_rows_px<C, 17>(in, scratch, R, border, st) // where the first window costs more
                     : launch_rows_px<C, 33>(in, scratch, R, border, st);
     else
-        e = launch_rows16<C>(in, scratch, R, border, st);
+        e = launch_rows_tile<uint8_t, uint16_t, C>(in, scratch, R, border, st);
     if (e != cudaSuccess)
         return e;
     if ((in->width * C) % 8 == 0 && (uintptr_t)out->data % 8 == 0)
@@ -1052,9 +1064,15 @@ cudaError_t launch(const gf_image *in, gf_image *out, void *scratch, int R, int 
         GF_LAUNCH_CHECK();
         box_cols_naive<T, Mid, Acc><<<gf_blocks(samples, 256), 256, 0, st>>>(mid, dst, N, H, R, border, n);
     } else {
-        const size_t row_threads = (size_t)H * ((W + SEG - 1) / SEG) * C;
-        box_rows<T, Mid, C><<<gf_blocks(row_threads, 128), 128, 0, st>>>(src, mid, W, H, R, border);
-        GF_LAUNCH_CHECK();
+        if (std::is_same_v<Mid, uint32_t> && R <= BOX16_R) { // 16-bit images (and odd 8-bit rows): staged rows
+            const cudaError_t e = launch_rows_tile<T, uint32_t, C>(in, scratch, R, border, st);
+            if (e != cudaSuccess)
+                return e;
+        } else {
+            const size_t row_threads = (size_t)H * ((W + SEG - 1) / SEG) * C;
+            box_rows<T, Mid, C><<<gf_blocks(row_threads, 128), 128, 0, st>>>(src, mid, W, H, R, border);
+            GF_LAUNCH_CHECK();
+        }
         const size_t col_threads = (size_t)N * ((H + SEG - 1) / SEG);
         box_cols<T, Mid, Acc><<<gf_blocks(col_threads, 256), 256, 0, st>>>(mid, dst, N, H, R, border, n);
     }

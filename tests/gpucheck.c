@@ -230,6 +230,10 @@ int main(int argc, char **argv)
         static const char *const max_boxes[] = {"-box 34", "-box 35", "-box 50", "-box 127"};
         for (int i = 0; i < 4; i++)
             check(max_boxes[i], 1024, 80, c, 8, (gf_border)i, 0);
+        /* the staged row pass's largest 32-bit sums (16-bit, radius 127), and
+         * 8-bit rows of an odd number of samples, which take it too */
+        check("-box 127", 1031, 40, c, 16, (gf_border)(c % 4), 0);
+        check("-box 127", 1031, 40, c, 8, (gf_border)((c + 1) % 4), 0);
         /* RGBA8's running sums in 16-bit lanes at their largest (radius 7), and
          * past them (8); its whole-pixel slide at its largest radius (16) */
         if (c == 4)
