@@ -29,10 +29,11 @@
 
 namespace {
 
-// A box_rows thread's pixels; a box_cols thread's rows (32 rows: the first
-// window's 2R + 1 loads over a quarter as many outputs; H200, 8192^2, radius
-// 5 / 15 / 50, ms: RGBA16 1.35 / 1.52 / 2.06 -> 1.28 / 1.37 / 1.49, gray16
-// 0.40 / 0.44 / 0.59 -> 0.39 / 0.41 / 0.47)
+// A box_rows thread's pixels; a box_cols thread's rows (at 32 rows, as
+// before, each thread's first window of 2R + 1 loads served a quarter as
+// many outputs: H200, 8192^2, radius 5 / 15 / 50, ms, RGBA16 1.35 / 1.52 /
+// 2.06 -> 1.28 / 1.37 / 1.49, gray16 0.40 / 0.44 / 0.59 -> 0.39 / 0.41 /
+// 0.47)
 constexpr int SEG = 32, CSEG = 128;
 
 template <typename Tin, typename Mid, int C>
