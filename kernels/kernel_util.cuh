@@ -96,9 +96,8 @@ __device__ __forceinline__ uint32_t gf_pack_bytes(uint32_t a, uint32_t b, uint32
 // Opt a kernel into more than 48 KB of dynamic shared memory when asked; false if it cannot fit.
 template <typename K> static bool gf_fit_smem(K kernel, size_t bytes)
 {
-    int dev = 0, optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+    int optin = 0;
+    if (gf_device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin) != cudaSuccess)
         return false;
     if (bytes > (size_t)optin)
         return false;
