@@ -222,7 +222,7 @@ static void bench_format(const char *fmt, int w, int h)
     }
     CK(cudaMemcpy(in.data, host, bytes / 4 * 4, cudaMemcpyHostToDevice));
     free(host);
-    size_t need = gf_box_scratch_bytes(&in, 50);
+    size_t need = gf_box_scratch_bytes(&in, 50, GF_KERNEL_NAIVE);
     if (gf_blur_scratch_bytes(&in) > need)
         need = gf_blur_scratch_bytes(&in);
     if (gf_equalize_scratch_bytes(&in) > need)

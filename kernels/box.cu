@@ -15,7 +15,8 @@
 // n = (2R+1)^2 with rounding half up.
 // Radius 1 on 8-bit rows of whole 16-byte words takes words3x3::stencil, one
 // pass with no intermediate, and so do such rows at radius 2 to 127, at any
-// channel count (box_batch); other 8-bit images up to radius 127 take a
+// channel count, and 16-bit rows of whole words at radius 1 to 127
+// (box_batch; gf_box_scratch_bytes is 0 there); other 8-bit images up to radius 127 take a
 // 16-bit intermediate, coalesced in both passes: rows by box_rows_px (2 and
 // 4 channels: whole pixels in SIMD lanes) or box_rows_tile (1 and 3), columns
 // by box_cols16 (8 or 2 samples per thread, an exact multiply-shift mean).
@@ -435,8 +436,15 @@ cudaError_t launch16(const gf_image *in, gf_image *out, void *scratch, int R, in
     return launch_cols16<2>(in, out, scratch, R, border, st);
 }
 
-// ---- One pass, no intermediate, any channel count: 8-bit images whose rows
-// are whole 16-byte words, radius 2 to BOX16_R (box_batch).
+// ---- One pass, no intermediate, any channel count: 8- and 16-bit images
+// whose rows are whole 16-byte words, radius 2 (16-bit: 1) to BOX16_R
+// (box_batch).  16-bit samples (Z = 2) keep 32-bit sums, 8 a thread
+// (col_sums), slide a channel a lane (batch_slide, a 2-byte store an output)
+// and divide by box_div32: H200, 8192^2, radius 1 / 5 / 15 / 50 / 127, ms,
+// RGBA16 1.227 / 1.275 / 1.371 / 1.496 / 1.962 through two passes and a 32-bit
+// intermediate -> 0.325 / 0.370 / 0.397 / 0.535 / 1.364; radius 5 / 50 RGB16
+// 1.003 / 1.210 -> 0.323 / 0.452, gray+alpha16 0.679 / 0.832 -> 0.189 /
+// 0.277, gray16 0.398 / 0.473 -> 0.101 / 0.159.
 //
 // A block of FT threads owns a strip of the row, one 16-byte word per thread
 // (ow words of output, at most FT - 2 hw, with a halo of hw = ceil(R C / 16)
@@ -501,13 +509,16 @@ __device__ __forceinline__ void box_slide(uint32_t (&vE)[4], uint32_t (&vO)[4], 
     }
 }
 
-template <int C> struct batch_shape {
+// Z: bytes a sample (1: 16-bit sums; 2: 32-bit sums, SPW = 8 samples a word).
+template <int C, int Z = 1> struct batch_shape {
     static constexpr int NW = 6; // warps: 4 NW (channel, segment) units per row
     static constexpr int FT = 32 * NW, NS = 4 * NW / C, BLOCKS = 2; // blocks per SM
-    static constexpr int RS = 16 * FT + 8;  // row stride of the sums, in samples: RS / 2 = 4 (mod 32) words
+    static constexpr int SPW = 16 / Z;                               // samples a 16-byte word
+    // row stride of the sums, in samples: 4 (mod 32) words (Z = 1: RS / 2)
+    static constexpr int RS = Z == 1 ? 16 * FT + 8 : 8 * FT + 4;
     static constexpr int RO = 16 * FT + 16; // row stride of the outputs, in bytes: RO / 4 = 4 (mod 32)
-    static constexpr int VOFF = C == 1 ? 16 : 0; // bytes before s_v (batch_slide1's first chunks)
-    static constexpr size_t SMEM = VOFF + (size_t)BB * RS * 2 + (size_t)BB * RO;
+    static constexpr int VOFF = C == 1 && Z == 1 ? 16 : 0; // bytes before s_v (batch_slide1's first chunks)
+    static constexpr size_t SMEM = VOFF + (size_t)BB * RS * 2 * Z + (size_t)BB * RO;
     // Segment length for n outputs of a channel, such that the 32 lanes' loads
     // fall in distinct banks (or share a word).  Lane (row b, unit q) reads
     // sample 8 b + p_q (mod 64: RS = 8 mod 64): two words of its row's four
@@ -523,7 +534,9 @@ template <int C> struct batch_shape {
     static __device__ __forceinline__ int seg_len(int n)
     {
         int L = (n + NS - 1) / NS;
-        if constexpr (C == 1)
+        if constexpr (Z == 2) // 32-bit sums: one word a sample, a row's lanes C apart, rows 4 banks apart
+            L |= 1;
+        else if constexpr (C == 1)
             L += (12 - L % 8) % 8;
         else if constexpr (C == 2)
             L += (6 - L % 4) % 4;
@@ -557,16 +570,15 @@ __device__ __forceinline__ void steps_ahead(const int &i, int cnt, T (&a)[N], T 
 // from the sums v, to the bytes o): the first window, then HU outputs at a
 // time, the loads first and then the chain of sums.  SH: the mean takes a
 // shift after the multiply-high (box_div).
-template <int C, bool SH>
-__device__ __forceinline__ void batch_slide(const uint16_t *v, uint8_t *o, int cnt, int R, uint32_t half, box_div div)
+template <int C, typename TS, typename TO, typename Mean>
+__device__ __forceinline__ void batch_slide(const TS *v, TO *o, int cnt, int R, uint32_t half, Mean mean)
 {
-    auto mean = [&](uint32_t s) { return (uint8_t)(SH ? div(s) : __umulhi(s, div.m)); };
     uint32_t sum = half;
 #pragma unroll 4
     for (int i = -R; i <= R; i++)
         sum += v[i * C];
     o[0] = mean(sum);
-    const uint16_t *va = v + (R + 1) * C, *vs = v - R * C;
+    const TS *va = v + (R + 1) * C, *vs = v - R * C;
     int i = 1;
     uint32_t a[HU], d[HU]; // the next HU samples entering and leaving: loaded a step ahead of their sums
     auto load = [&]() {
@@ -819,15 +831,132 @@ template <bool READ> __device__ __forceinline__ void bulk_wait()
 #endif
 }
 
-// VEC (C = 4 only): the lanes slide all four channels of whole pixels (batch_slide4)
-template <int C, bool VEC = false>
-__global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
-    box_batch(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw,
-              int ow, int rows, int border, uint32_t half, box_div div, bool bulk, bool hint)
+// A thread's 16 window sums (box_slide's vE, vO) to its two words d[0], d[1]
+// of a row of sums: VEC, pixel j's as (c0, c2), (c1, c3) (batch_slide4); else
+// in sample order.
+template <bool VEC>
+__device__ __forceinline__ void store_sums(uint4 *d, const uint32_t (&vE)[4], const uint32_t (&vO)[4])
 {
-    using S = batch_shape<C>;
+    if constexpr (VEC) {
+        d[0] = make_uint4(vE[0], vO[0], vE[1], vO[1]);
+        d[1] = make_uint4(vE[2], vO[2], vE[3], vO[3]);
+    } else {
+        d[0] = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
+                          __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632));
+        d[1] = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
+                          __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
+    }
+}
+
+// One lane's horizontal unit: its slide of cnt outputs from the sums v to the bytes o.
+template <int C, bool VEC>
+__device__ __forceinline__ void slide_unit(const uint16_t *v, uint8_t *o, int cnt, int R, uint32_t half, box_div div)
+{
+    if constexpr (VEC) {
+        if (div.sh)
+            batch_slide4<true, false>(v, o, cnt, R, half, div);
+        else if (R <= PACK_R)
+            batch_slide4<false, true>(v, o, cnt, R, half, div);
+        else
+            batch_slide4<false, false>(v, o, cnt, R, half, div);
+    } else if constexpr (C == 1) {
+        const auto slide = [&]<int RA>() {
+            if (div.sh)
+                batch_slide1<true, RA>(v, o, cnt, R, half, div);
+            else
+                batch_slide1<false, RA>(v, o, cnt, R, half, div);
+        };
+        switch (R & 3) {
+        case 0: slide.template operator()<0>(); break;
+        case 1: slide.template operator()<1>(); break;
+        case 2: slide.template operator()<2>(); break;
+        default: slide.template operator()<3>(); break;
+        }
+    } else if (div.sh)
+        batch_slide<C>(v, o, cnt, R, half, [&](uint32_t s) { return (uint8_t)div(s); });
+    else // the multiply-high alone where it is exact: one instruction of six per output less
+        batch_slide<C>(v, o, cnt, R, half, [&](uint32_t s) { return (uint8_t)__umulhi(s, div.m); });
+}
+
+// CLAMP and MIRROR strips at a row end: the sums of samples [rl, lo) and [hi,
+// rr) of the strip's rows (outside the row; ne of them) replaced by those of
+// the samples the rule names (base: the strip's first sample in the row), the
+// threads e0, e0 + stride, ... sharing them out.  VEC: sample j's sum lies
+// where store_sums put it.
+template <int C, int RS, bool VEC, typename T>
+__device__ __forceinline__ void fix_sums(T *s_v, int e0, int stride, int ne, int rl, int lo, int hi, long base,
+                                         int W, int border, int nb)
+{
+    auto at = [](int j) { return VEC ? (j & ~3) | (j & 1) << 1 | (j >> 1 & 1) : j; }; // sample j's sum in a row of s_v
+    for (int e = e0; e < ne; e += stride) {
+        const int j = e < lo - rl ? rl + e : hi + e - (lo - rl);
+        const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
+        const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
+        for (int i = 0; i < nb; i++)
+            s_v[i * RS + at(j)] = s_v[i * RS + at(from)];
+    }
+}
+
+// (s + n/2) / n for every 32-bit s (16-bit images: s + n/2 is at most 65535 n +
+// n/2 < 2^32 up to radius 127): t = mulhi(s, m), ((s - t) / 2 + t) >> (l - 1)
+// with 2^(l-1) < n <= 2^l and m = floor(2^32 (2^l - n) / n) + 1 (Granlund and
+// Montgomery, figure 4.1).
+struct box_div32 {
+    uint32_t m, sh;
+    __device__ __forceinline__ uint32_t operator()(uint32_t s) const
+    {
+        const uint32_t t = __umulhi(s, m);
+        return (t + ((s - t) >> 1)) >> sh;
+    }
+};
+static box_div32 make_box_div32(uint32_t n)
+{
+    int l = 0;
+    while ((1ull << l) < n)
+        l++;
+    return {(uint32_t)(((1ull << 32) * ((1ull << l) - n)) / n + 1), (uint32_t)(l - 1)};
+}
+
+// A thread's window sums down its column of 16-byte words.  Z = 1: 16
+// samples in 16-bit lanes (box_slide), stored by store_sums; Z = 2: 8 16-bit
+// samples, 32-bit sums (at most 65535 (2R + 1) < 2^24), stored in sample order.
+template <int Z, bool VEC> struct col_sums;
+template <bool VEC> struct col_sums<1, VEC> {
+    uint32_t vE[4] = {}, vO[4] = {};
+    __device__ __forceinline__ void slide(uint4 a, uint4 d) { box_slide(vE, vO, a, d); }
+    __device__ __forceinline__ void store(uint16_t *p) const { store_sums<VEC>((uint4 *)p, vE, vO); }
+};
+template <bool VEC> struct col_sums<2, VEC> {
+    uint32_t s[8] = {}; // samples 0 to 7 of the word
+    __device__ __forceinline__ void slide(uint4 add, uint4 sub)
+    {
+        const uint32_t a[4] = {add.x, add.y, add.z, add.w}, d[4] = {sub.x, sub.y, sub.z, sub.w};
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            s[2 * j] += (a[j] & 0xffff) - (d[j] & 0xffff);
+            s[2 * j + 1] += (a[j] >> 16) - (d[j] >> 16);
+        }
+    }
+    __device__ __forceinline__ void store(uint32_t *p) const
+    {
+        ((uint4 *)p)[0] = make_uint4(s[0], s[1], s[2], s[3]);
+        ((uint4 *)p)[1] = make_uint4(s[4], s[5], s[6], s[7]);
+    }
+};
+template <int Z> using batch_div = std::conditional_t<Z == 1, box_div, box_div32>;
+
+// VEC (C = 4 only): the lanes slide all four channels of whole pixels (batch_slide4).
+// Z: bytes a sample (2: 16-bit images, the generic slide of batch_slide).
+template <int C, bool VEC = false, int Z = 1>
+__global__ void __launch_bounds__(batch_shape<C, Z>::FT, batch_shape<C, Z>::BLOCKS)
+    box_batch(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int R, int hw,
+              int ow, int rows, int border, uint32_t half, batch_div<Z> div, bool bulk, bool hint)
+{
+    using S = batch_shape<C, Z>;
+    using Sum = std::conditional_t<Z == 1, uint16_t, uint32_t>;
+    constexpr int SPW = S::SPW;
     extern __shared__ uint4 smem4[];
-    uint16_t *s_v = (uint16_t *)((uint8_t *)smem4 + S::VOFF); // BB rows of RS window sums
+    Sum *s_v = (Sum *)((uint8_t *)smem4 + S::VOFF); // BB rows of RS window sums
     uint8_t *s_o = (uint8_t *)(s_v + BB * S::RS);               // BB rows of RO output bytes
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const long kout = (long)blockIdx.x * ow, k = kout - hw + t; // first output word, this thread's word
@@ -836,12 +965,12 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
 
     // this lane's horizontal unit: row b of a batch, channel c, segment seg
     const int b = lane % 8, g = warp * 4 + lane / 8, c = g % C, seg = g / C;
-    const int first = (int)((c - kout * 16 % C + C) % C); // channel c's first output sample, from hw * 16
-    const int nout = owv * 16, npx = (nout - first + C - 1) / C, L = S::seg_len((nout + C - 1) / C);
+    const int first = (int)((c - kout * SPW % C + C) % C); // channel c's first output sample, from hw * SPW
+    const int nout = owv * SPW, npx = (nout - first + C - 1) / C, L = S::seg_len((nout + C - 1) / C);
     // VEC: unit g is segment g of whole pixels (4 NW of them), L4 pixels long (odd: below)
     const int L4 = ((nout / 4 + 4 * S::NW - 1) / (4 * S::NW)) | 1;
     const int cnt = VEC ? max(0, min(L4, nout / 4 - g * L4)) : max(0, min(L, npx - seg * L));
-    const int j0 = hw * 16 + (VEC ? 4 * g * L4 : first + C * seg * L); // the unit's first output sample in the strip
+    const int j0 = hw * SPW + (VEC ? 4 * g * L4 : first + C * seg * L); // the unit's first output sample in the strip
 
     // The word this thread reads down the strip.  Words outside the row: WRAP
     // reads the word the rule names (rows are whole words), ZERO reads none;
@@ -874,7 +1003,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     // 8192^2, RGBA8 radius 11 / 15 0.231-0.232 / 0.244-0.245 ms against
     // 0.229-0.230 / 0.240, gray8 radius 15 0.080-0.081 against 0.078; other
     // radii from 1 to 100 within 1%.)
-    uint32_t vE[4] = {}, vO[4] = {};
+    col_sums<Z, VEC> cs;
     const long wlo = (long)y0 - 1 - R, whi = (long)y0 - 1 + R;
     auto window = [&](auto get) {
         for (long j = wlo; j <= whi; j += PRO) {
@@ -884,7 +1013,7 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
                 w[i] = j + i <= whi ? get(j + i) : zero;
 #pragma unroll
             for (int i = 0; i < PRO; i++)
-                box_slide(vE, vO, w[i], zero);
+                cs.slide(w[i], zero);
         }
     };
     if (wlo >= 0 && whi < H && src >= 0) // rows inside the image, a word inside the row: no border rule
@@ -909,71 +1038,36 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
     // step reads, [rl, lo) and [hi, rr) lie outside the row; the pixels the
     // rule names for them lie within R of the row's ends, so in the strip
     // (or the row is narrower than R, and the strip holds all of it)
-    const long base = (kout - hw) * 16; // the strip's first sample in the row
-    const int rl = hw * 16 - R * C, rr = (hw + owv) * 16 + R * C;
-    const int lo = (int)min((long)rr, max((long)rl, -base)), hi = (int)max((long)lo, min((long)rr, 16L * words - base));
+    const long base = (kout - hw) * SPW; // the strip's first sample in the row
+    const int rl = hw * SPW - R * C, rr = (hw + owv) * SPW + R * C;
+    const int lo = (int)min((long)rr, max((long)rl, -base));
+    const int hi = (int)max((long)lo, min((long)rr, (long)SPW * words - base));
     const int ne = lo - rl + rr - hi; // samples to fill
     const bool fix = (border == GF_BORDER_CLAMP || border == GF_BORDER_MIRROR) && ne > 0;
-    auto at = [](int j) { return VEC ? (j & ~3) | (j & 1) << 1 | (j >> 1 & 1) : j; }; // sample j's sum in a row of s_v
     fetch(y0);
     for (int y = y0; y < y1; y += BB) {
         const int nb = min(BB, y1 - y);
 #pragma unroll
         for (int i = 0; i < BB; i++)
             if (i < nb) {
-                box_slide(vE, vO, add[i], sub[i]);
-                uint4 *d = (uint4 *)(s_v + i * S::RS + 16 * t);
-                if constexpr (VEC) { // pixel j's sums as (c0, c2), (c1, c3): vE[j], vO[j] (batch_slide4)
-                    d[0] = make_uint4(vE[0], vO[0], vE[1], vO[1]);
-                    d[1] = make_uint4(vE[2], vO[2], vE[3], vO[3]);
-                } else { // in sample order
-                    d[0] = make_uint4(__byte_perm(vE[0], vO[0], 0x5410), __byte_perm(vE[0], vO[0], 0x7632),
-                                      __byte_perm(vE[1], vO[1], 0x5410), __byte_perm(vE[1], vO[1], 0x7632));
-                    d[1] = make_uint4(__byte_perm(vE[2], vO[2], 0x5410), __byte_perm(vE[2], vO[2], 0x7632),
-                                      __byte_perm(vE[3], vO[3], 0x5410), __byte_perm(vE[3], vO[3], 0x7632));
-                }
+                cs.slide(add[i], sub[i]);
+                cs.store(s_v + i * S::RS + SPW * t);
             }
         fetch(y + BB);
         if (t == 0)
             bulk_wait<true>(); // the last batch's bulk copies have read s_o, which this batch's outputs overwrite
         __syncthreads();
         if (fix) {
-            for (int e = t; e < ne; e += S::FT) {
-                const int j = e < lo - rl ? rl + e : hi + e - (lo - rl);
-                const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
-                const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
-                for (int i = 0; i < nb; i++)
-                    s_v[i * S::RS + at(j)] = s_v[i * S::RS + at(from)];
-            }
+            fix_sums<C, S::RS, VEC>(s_v, t, S::FT, ne, rl, lo, hi, base, W, border, nb);
             __syncthreads();
         }
         if (b < nb && cnt > 0) {
-            const uint16_t *v = s_v + b * S::RS + j0;
-            uint8_t *o = s_o + b * S::RO + j0 - hw * 16;
-            if constexpr (VEC) {
-                if (div.sh)
-                    batch_slide4<true, false>(v, o, cnt, R, half, div);
-                else if (R <= PACK_R)
-                    batch_slide4<false, true>(v, o, cnt, R, half, div);
-                else
-                    batch_slide4<false, false>(v, o, cnt, R, half, div);
-            } else if constexpr (C == 1) {
-                const auto slide = [&]<int RA>() {
-                    if (div.sh)
-                        batch_slide1<true, RA>(v, o, cnt, R, half, div);
-                    else
-                        batch_slide1<false, RA>(v, o, cnt, R, half, div);
-                };
-                switch (R & 3) {
-                case 0: slide.template operator()<0>(); break;
-                case 1: slide.template operator()<1>(); break;
-                case 2: slide.template operator()<2>(); break;
-                default: slide.template operator()<3>(); break;
-                }
-            } else if (div.sh) // the multiply-high alone where it is exact: one instruction of six per output less
-                batch_slide<C, true>(v, o, cnt, R, half, div);
+            const Sum *v = s_v + b * S::RS + j0;
+            uint8_t *o = s_o + b * S::RO + (j0 - hw * SPW) * Z;
+            if constexpr (Z == 1)
+                slide_unit<C, VEC>(v, o, cnt, R, half, div);
             else
-                batch_slide<C, false>(v, o, cnt, R, half, div);
+                batch_slide<C>(v, (uint16_t *)o, cnt, R, half, div);
         }
         bulk_fence(); // this thread's output bytes, visible to the bulk copies
         __syncthreads();
@@ -990,15 +1084,18 @@ __global__ void __launch_bounds__(batch_shape<C>::FT, batch_shape<C>::BLOCKS)
 // much per output.  Six warps: radius 17 0.250 against 0.253-0.254, 24 0.263
 // against 0.260-0.262, 30 0.277-0.278 against 0.268-0.269, 50 0.361-0.371
 // against 0.314: kept at 16, within 1.5% up to radius 24)
-template <int C> auto batch_kernel(int R)
+template <int C, int Z> auto batch_kernel(int R)
 {
-    return C == 4 && R <= VEC_R ? box_batch<C, C == 4> : box_batch<C>;
+    if constexpr (Z == 2)
+        return box_batch<C, false, 2>;
+    else
+        return C == 4 && R <= VEC_R ? box_batch<C, C == 4> : box_batch<C>;
 }
 
-template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int R, int border, cudaStream_t st)
+template <int C, int Z> cudaError_t launch_batch(const gf_image *in, gf_image *out, int R, int border, cudaStream_t st)
 {
-    using S = batch_shape<C>;
-    const int words = (int)((size_t)in->width * C / 16), hw = (R * C + 15) / 16;
+    using S = batch_shape<C, Z>;
+    const int words = (int)((size_t)in->width * C * Z / 16), hw = (R * C + S::SPW - 1) / S::SPW;
     int ow = S::FT - 2 * hw;
     int sms = 1, l2 = 0;
     cudaError_t e = gf_sm_count(&sms);
@@ -1037,9 +1134,15 @@ template <int C> cudaError_t launch_batch(const gf_image *in, gf_image *out, int
         const char *v = getenv("GPUFILTER_BULK_COPY");
         return !v || strcmp(v, "0") != 0;
     }();
-    batch_kernel<C>(R)<<<dim3(strips, nbands), S::FT, S::SMEM, st>>>(
-        (const uint8_t *)in->data, (uint8_t *)out->data, in->width, in->height, words, R, hw, ow, rows, border, n / 2,
-        make_box_div(n), bulk, hint);
+    batch_div<Z> div;
+    if constexpr (Z == 1)
+        div = make_box_div(n);
+    else
+        div = make_box_div32(n);
+    batch_kernel<C, Z>(R)<<<dim3(strips, nbands), S::FT, S::SMEM, st>>>((const uint8_t *)in->data,
+                                                                       (uint8_t *)out->data, in->width, in->height,
+                                                                       words, R, hw, ow, rows, border, n / 2, div, bulk,
+                                                                       hint);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }
@@ -1069,7 +1172,7 @@ cudaError_t launch(const gf_image *in, gf_image *out, void *scratch, int R, int 
         GF_LAUNCH_CHECK();
         box_cols_naive<T, Mid, Acc><<<gf_blocks(samples, 256), 256, 0, st>>>(mid, dst, N, H, R, border, n);
     } else {
-        if (std::is_same_v<Mid, uint32_t> && R <= BOX16_R) { // 16-bit images (and odd 8-bit rows): staged rows
+        if (std::is_same_v<Mid, uint32_t> && R <= BOX16_R) { // 16-bit rows of part words, odd 8-bit rows: staged
             const cudaError_t e = launch_rows_tile<T, uint32_t, C>(in, scratch, R, border, st);
             if (e != cudaSuccess)
                 return e;
@@ -1085,11 +1188,30 @@ cudaError_t launch(const gf_image *in, gf_image *out, void *scratch, int R, int 
     return cudaSuccess;
 }
 
+// Whether the box of radius R over `in` (and an output of the same shape)
+// runs in one pass, with no intermediate: rows of whole 16-byte words up to
+// BOX16_R, radius 1 of 8-bit images by words3x3::stencil, else box_batch (8-
+// and 16-bit samples) where its shared memory fits.  (With a 16-byte-aligned
+// output: gf_box_launch.)
+bool one_pass(const gf_image *in, int R, int variant)
+{
+    const size_t row = (size_t)in->width * in->channels * (in->depth / 8);
+    if (variant == GF_KERNEL_NAIVE || R > BOX16_R || row % 16 != 0 || (uintptr_t)in->data % 16 != 0)
+        return false;
+    if (R == 1 && in->depth == 8)
+        return true;
+    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+               return gf_fit_smem(batch_kernel<C, sizeof(T)>(R), batch_shape<C, sizeof(T)>::SMEM)
+                          ? cudaSuccess
+                          : cudaErrorInvalidConfiguration;
+           }) == cudaSuccess;
+}
+
 } // namespace
 
-extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius)
+extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius, int variant)
 {
-    return gf_samples(in) * (wide_rows(radius, in->depth) ? 8 : 4);
+    return one_pass(in, radius, variant) ? 0 : gf_samples(in) * (wide_rows(radius, in->depth) ? 8 : 4);
 }
 
 // Radius 1 on 8-bit rows of whole 16-byte words (words3x3.cuh): the nine-sample
@@ -1129,14 +1251,15 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
                                      int variant, cudaStream_t st)
 {
     const bool wr = wide_rows(R, in->depth), ws = wide_sums(R, in->depth);
+    const bool one = one_pass(in, R, variant) && ((uintptr_t)in->data | (uintptr_t)out->data) % 16 == 0;
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        if (R == 1 && variant != GF_KERNEL_NAIVE && words3x3::fits(in, out))
-            return words3x3::launch<C, box1_op>(in, out, border, st);
-        // 8-bit up to BOX16_R: 16-bit sums; one pass where its 72 KB of shared memory fit, else two
-        const bool fast8 = sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE;
-        if (fast8 && words3x3::fits(in, out) && gf_fit_smem(batch_kernel<C>(R), batch_shape<C>::SMEM))
-            return launch_batch<C>(in, out, R, border, st);
-        if (fast8 && (in->width * C) % 2 == 0)
+        if (one)
+            return R == 1 && sizeof(T) == 1 ? words3x3::launch<C, box1_op>(in, out, border, st)
+                                            : launch_batch<C, sizeof(T)>(in, out, R, border, st);
+        if (!scratch) // gf_box_scratch_bytes gave 0 for the one pass (device buffers are 16-byte aligned)
+            return cudaErrorInvalidValue;
+        // other 8-bit rows up to BOX16_R: a 16-bit intermediate
+        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * C) % 2 == 0)
             return launch16<C>(in, out, scratch, R, border, st);
         if (wr)
             return launch<T, uint64_t, uint64_t, C>(in, out, scratch, R, border, variant, st);

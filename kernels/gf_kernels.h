@@ -22,7 +22,7 @@ enum gf_kernel_variant { GF_KERNEL_TILED = 0, GF_KERNEL_NAIVE = 1 };
 
 /* Bytes of device scratch each launcher needs (0: none). */
 size_t gf_blur_scratch_bytes(const gf_image *in);
-size_t gf_box_scratch_bytes(const gf_image *in, int radius);
+size_t gf_box_scratch_bytes(const gf_image *in, int radius, int variant);
 size_t gf_equalize_scratch_bytes(const gf_image *in);
 
 /* centre_tap = taps[0] picks the kernels (the others, counted twice, are at most half the sum) */

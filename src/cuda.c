@@ -256,7 +256,8 @@ gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_ima
 
 gf_status gf_cuda_box(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_box_scratch_bytes(in, s->radius), "box intermediate");
+    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_box_scratch_bytes(in, s->radius, GF_KERNEL_TILED),
+                          "box intermediate");
     if (st)
         return st;
     return launched(gf_box_launch(in, out, cu->scratch, s->radius, s->border, GF_KERNEL_TILED, cu->stream),

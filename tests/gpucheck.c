@@ -231,8 +231,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < 4; i++)
             check(max_boxes[i], 1024, 80, c, 8, (gf_border)i, 0);
         /* the staged row pass's largest 32-bit sums (16-bit, radius 127), and
-         * 8-bit rows of an odd number of samples, which take it too */
+         * 8-bit rows of an odd number of samples, which take it too; the
+         * one-pass box's on 16-bit rows of whole words (sums up to 65535 *
+         * 255^2 + 255^2 / 2, near 2^32, divided by box_div32) */
         check("-box 127", 1031, 40, c, 16, (gf_border)(c % 4), 0);
+        check("-box 127", 1024, 40, c, 16, (gf_border)((c + 2) % 4), 0);
+        check("-box 50", 1024, 40, c, 16, (gf_border)((c + 3) % 4), 0);
         check("-box 127", 1031, 40, c, 8, (gf_border)((c + 1) % 4), 0);
         /* RGBA8's running sums in 16-bit lanes at their largest (radius 7), and
          * past them (8); its whole-pixel slide at its largest radius (16) */
@@ -269,7 +273,7 @@ int main(int argc, char **argv)
         if (!quick)
             check("-box 1", 4160, 70, c, 8, (gf_border)((c + 1) % 4), 0);
     }
-    /* the one-pass box (8-bit rows of whole words, radius 2 to 127): several
+    /* the one-pass box (8- and 16-bit rows of whole words, radius 2 to 127): several
      * strips of the row and bands of rows, a last batch of rows cut short,
      * strips at the row ends whose halo the border rule fills (from columns
      * of the strip for clamp and mirror), and rows narrower than the radius */
@@ -277,8 +281,10 @@ int main(int argc, char **argv)
     for (int c = 1; c <= 4; c++)
         for (int b = 0; b < 4; b++) {
             for (int i = 0; i < (quick ? 1 : 4); i++)
-                check(fused_boxes[(i + b + c) % 4], 4160, 75, c, 8, (gf_border)b, 0);
+                for (int d = 8; d <= 16; d += 8)
+                    check(fused_boxes[(i + b + c) % 4], 4160, 75, c, d, (gf_border)b, 0);
             check("-box 127", 16, 300, c, 8, (gf_border)b, 0);
+            check("-box 127", 8, 300, c, 16, (gf_border)b, 0);
         }
     /* RGBA8 on either side of the radius where the one-pass box stops sliding whole pixels */
     for (int b = 0; b < 4; b++)
