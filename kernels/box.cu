@@ -878,25 +878,6 @@ __device__ __forceinline__ void slide_unit(const uint16_t *v, uint8_t *o, int cn
         batch_slide<C>(v, o, cnt, R, half, [&](uint32_t s) { return (uint8_t)__umulhi(s, div.m); });
 }
 
-// CLAMP and MIRROR strips at a row end: the sums of samples [rl, lo) and [hi,
-// rr) of the strip's rows (outside the row; ne of them) replaced by those of
-// the samples the rule names (base: the strip's first sample in the row), the
-// threads e0, e0 + stride, ... sharing them out.  VEC: sample j's sum lies
-// where store_sums put it.
-template <int C, int RS, bool VEC, typename T>
-__device__ __forceinline__ void fix_sums(T *s_v, int e0, int stride, int ne, int rl, int lo, int hi, long base,
-                                         int W, int border, int nb)
-{
-    auto at = [](int j) { return VEC ? (j & ~3) | (j & 1) << 1 | (j >> 1 & 1) : j; }; // sample j's sum in a row of s_v
-    for (int e = e0; e < ne; e += stride) {
-        const int j = e < lo - rl ? rl + e : hi + e - (lo - rl);
-        const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
-        const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
-        for (int i = 0; i < nb; i++)
-            s_v[i * RS + at(j)] = s_v[i * RS + at(from)];
-    }
-}
-
 // (s + n/2) / n for every 32-bit s (16-bit images: s + n/2 is at most 65535 n +
 // n/2 < 2^32 up to radius 127): t = mulhi(s, m), ((s - t) / 2 + t) >> (l - 1)
 // with 2^(l-1) < n <= 2^l and m = floor(2^32 (2^l - n) / n) + 1 (Granlund and
@@ -1044,6 +1025,7 @@ __global__ void __launch_bounds__(batch_shape<C, Z>::FT, batch_shape<C, Z>::BLOC
     const int hi = (int)max((long)lo, min((long)rr, (long)SPW * words - base));
     const int ne = lo - rl + rr - hi; // samples to fill
     const bool fix = (border == GF_BORDER_CLAMP || border == GF_BORDER_MIRROR) && ne > 0;
+    auto at = [](int j) { return VEC ? (j & ~3) | (j & 1) << 1 | (j >> 1 & 1) : j; }; // sample j's sum in a row of s_v
     fetch(y0);
     for (int y = y0; y < y1; y += BB) {
         const int nb = min(BB, y1 - y);
@@ -1058,7 +1040,13 @@ __global__ void __launch_bounds__(batch_shape<C, Z>::FT, batch_shape<C, Z>::BLOC
             bulk_wait<true>(); // the last batch's bulk copies have read s_o, which this batch's outputs overwrite
         __syncthreads();
         if (fix) {
-            fix_sums<C, S::RS, VEC>(s_v, t, S::FT, ne, rl, lo, hi, base, W, border, nb);
+            for (int e = t; e < ne; e += S::FT) {
+                const int j = e < lo - rl ? rl + e : hi + e - (lo - rl);
+                const long gs = base + j, px = gs >= 0 ? gs / C : -((C - 1 - gs) / C); // floor(gs / C)
+                const int from = (int)(gf_border_index(px, W, border) * C + (gs - px * C) - base);
+                for (int i = 0; i < nb; i++)
+                    s_v[i * S::RS + at(j)] = s_v[i * S::RS + at(from)];
+            }
             __syncthreads();
         }
         if (b < nb && cnt > 0) {
