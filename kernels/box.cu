@@ -1213,7 +1213,7 @@ struct box1_op {
     // 0.055-0.057; 6 and 5 blocks measured the same, 8 (64 registers, 44-52
     // bytes spilled) 1-2% slower than 7 (when each row's sums were kept; with
     // the partial sums 8 was 0-6% slower)
-    static constexpr int MIN_BLOCKS = 7;
+    static constexpr int MIN_BLOCKS = 7, Z = 1;
     uint32_t tE[4], tO[4], hE[4], hO[4]; // rows y - 1 and y summed; row y
     static __device__ uint32_t div9(uint32_t s) // two 16-bit lanes
     {

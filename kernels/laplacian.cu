@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Laplacian (8- or 4-neighbour), bit-identical to src/cpu/laplacian.c.
 //
-// 8-bit images whose rows are whole 16-byte words take words3x3::stencil (16
-// bytes per thread, SIMD arithmetic); the rest take laplacian_tiled:
+// Images whose rows are whole 16-byte words take words3x3::stencil (16 bytes
+// per thread: 8-bit samples by lap_op, SIMD in 16-bit lanes; 16-bit samples
+// by lap16_op); the rest take laplacian_tiled:
 //
 // One block of 32 x 8 threads per tile of TX = 32 x TY = 16 pixels; the block
 // stages the tile plus a one-pixel halo, (TY + 2) x (TX + 2) pixels x C
@@ -82,7 +83,7 @@ template <int C, bool K4> struct lap_op {
     // 60-190 bytes); 8 (64 registers) spilled more and was 30-70% slower.
     // With the partial results: 7 1-6% slower (gray8 Laplacian 8 0.052-0.054
     // ms against 0.051), 8 RGBA8 0.216 against 0.158, gray8 0.054
-    static constexpr int MIN_BLOCKS = 6;
+    static constexpr int MIN_BLOCKS = 6, Z = 1;
     // D = 9m - h(y - 1) - h(y) + B in [0, 2295 + B] (h: a row's sum, <= 765), or 5m - m(y - 1) - h(y) + B
     static constexpr uint32_t B = (K4 ? 255 + 765 : 2 * 765) * 0x10001u;
     static constexpr uint32_t AM = C == 4 ? 0xff000000u : C == 2 ? 0xff00ff00u : 0u; // alpha bytes
@@ -129,6 +130,56 @@ template <int C, bool K4> struct lap_op {
     }
 };
 
+// 16-bit samples (words3x3::row16): a 32-bit word a sample, signed.  D, the
+// output row's centre term less the sums (8) or centres (4) of the rows seen so
+// far, is within +-9 * 65535; the row below gives min(|D - its part|, 65535).
+// Where laplacian_tiled loaded and stored a 2-byte sample a thread and read
+// nine 32-bit words of shared memory an output: H200, 8192^2, Laplacian 8 / 4,
+// ms, RGBA16 1.278-1.280 / 0.680-0.684 -> 0.302 / 0.293-0.294, RGB16
+// 0.693-0.694 / 0.665-0.666 -> 0.230-0.232 / 0.228-0.229, gray+alpha16
+// 0.432-0.437 / 0.395-0.400 -> 0.154-0.155 / 0.154, gray16 0.396-0.400 /
+// 0.382-0.386 -> 0.087 / 0.086-0.087 (RGBA16's copy: 0.259).  6 blocks an SM
+// (80 registers; RGBA16's Laplacian 8 spills 8 bytes, RGB16's 32-40) where
+// ptxas chose 5 (72-90 registers): RGBA16 and RGB16 3-10% faster, the others
+// the same.
+template <int C, bool K4> struct lap16_op {
+    static constexpr int MIN_BLOCKS = 6, Z = 2;
+    // alpha's half of word j (C = 2: every high half; C = 4: samples 3 and 7)
+    static __device__ constexpr uint32_t alpha_mask(int j) { return C == 2 || (C == 4 && j % 2) ? 0xffff0000u : 0u; }
+    int32_t d[8];  // D
+    uint32_t m[4]; // the words of D's row (alpha)
+    uint32_t p[8]; // what the output row below D's subtracts of D's row
+    static __device__ uint32_t keep(const words3x3::row16 &r, int i) { return K4 ? r.c[i] : r.h[i]; }
+    // row r after the row above it (q: what was kept of that one): D of r's output row
+    template <typename Q> __device__ void take(const Q &q, const words3x3::row16 &r)
+    {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            d[i] = (int32_t)((K4 ? 5 : 9) * r.c[i] - q(i) - r.h[i]);
+            p[i] = keep(r, i);
+        }
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            m[j] = r.m[j];
+    }
+    __device__ void first(const words3x3::row16 &a, const words3x3::row16 &b)
+    {
+        take([&](int i) { return keep(a, i); }, b);
+    }
+    __device__ void next(const words3x3::row16 &c, uint32_t (&res)[4])
+    {
+        uint32_t v[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            v[i] = min((uint32_t)abs(d[i] - (int32_t)keep(c, i)), 65535u);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            res[j] = (__byte_perm(v[2 * j], v[2 * j + 1], 0x5410) & ~alpha_mask(j)) | (m[j] & alpha_mask(j));
+        const uint32_t q[8] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]};
+        take([&](int i) { return q[i]; }, c);
+    }
+};
+
 template <typename T, int C>
 __global__ void laplacian_naive(const T *__restrict__ in, T *__restrict__ out, int W, int H, int k4, int border,
                                 uint32_t maxval)
@@ -166,9 +217,12 @@ extern "C" cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, in
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
         if (variant != GF_KERNEL_NAIVE && words3x3::fits(in, out)) {
-            if (kernel4)
-                return words3x3::launch<C, lap_op<C, true>>(in, out, border, st);
-            return words3x3::launch<C, lap_op<C, false>>(in, out, border, st);
+            if constexpr (sizeof(T) == 2)
+                return kernel4 ? words3x3::launch<C, lap16_op<C, true>>(in, out, border, st)
+                               : words3x3::launch<C, lap16_op<C, false>>(in, out, border, st);
+            else
+                return kernel4 ? words3x3::launch<C, lap_op<C, true>>(in, out, border, st)
+                               : words3x3::launch<C, lap_op<C, false>>(in, out, border, st);
         }
         if (variant == GF_KERNEL_NAIVE)
             laplacian_naive<T, C><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, kernel4, border,

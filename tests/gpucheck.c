@@ -267,9 +267,15 @@ int main(int argc, char **argv)
         check("-blur 300x100", 100, 100, c, c % 2 ? 8 : 16, (gf_border)(c % 4), 0);
     /* the 3x3 word kernels' blocks inside the image (rows and words read
      * without the border rule) take a path of their own: rows of 260 words
-     * and more (3 blocks of 128), strips of rows clear of both ends */
+     * and more (3 blocks of 128), strips of rows clear of both ends; 16-bit
+     * Laplacians there too, and on rows of one word (8 samples) at every C
+     * that has them, where both ends of the word come from the border rule */
     for (int c = 1; c <= 4; c++) {
         check(c % 2 ? "-laplacian" : "-laplacian=4", 4160, quick ? 40 : 70, c, 8, (gf_border)(c % 4), 0);
+        check(c % 2 ? "-laplacian=4" : "-laplacian", 4160, quick ? 40 : 70, c, 16, (gf_border)((c + 1) % 4), 0);
+        if (8 % c == 0)
+            for (int b = 0; b < 4; b++)
+                check(b % 2 ? "-laplacian" : "-laplacian=4", 8 / c, 9, c, 16, (gf_border)b, 0);
         if (!quick)
             check("-box 1", 4160, 70, c, 8, (gf_border)((c + 1) % 4), 0);
     }
