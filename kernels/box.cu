@@ -1195,11 +1195,19 @@ bool one_pass(const gf_image *in, int R, int variant)
            }) == cudaSuccess;
 }
 
+// Whether the two passes of an 8-bit box keep a 16-bit intermediate (launch16).
+bool mid16(const gf_image *in, int R, int variant)
+{
+    return in->depth == 8 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * in->channels) % 2 == 0;
+}
+
 } // namespace
 
 extern "C" size_t gf_box_scratch_bytes(const gf_image *in, int radius, int variant)
 {
-    return one_pass(in, radius, variant) ? 0 : gf_samples(in) * (wide_rows(radius, in->depth) ? 8 : 4);
+    if (one_pass(in, radius, variant))
+        return 0;
+    return gf_samples(in) * (mid16(in, radius, variant) ? 2 : wide_rows(radius, in->depth) ? 8 : 4);
 }
 
 // Radius 1 on 8-bit rows of whole 16-byte words (words3x3.cuh): the nine-sample
@@ -1246,8 +1254,7 @@ extern "C" cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *sc
                                             : launch_batch<C, sizeof(T)>(in, out, R, border, st);
         if (!scratch) // gf_box_scratch_bytes gave 0 for the one pass (device buffers are 16-byte aligned)
             return cudaErrorInvalidValue;
-        // other 8-bit rows up to BOX16_R: a 16-bit intermediate
-        if (sizeof(T) == 1 && R <= BOX16_R && variant != GF_KERNEL_NAIVE && (in->width * C) % 2 == 0)
+        if (mid16(in, R, variant)) // other 8-bit rows up to BOX16_R
             return launch16<C>(in, out, scratch, R, border, st);
         if (wr)
             return launch<T, uint64_t, uint64_t, C>(in, out, scratch, R, border, variant, st);
