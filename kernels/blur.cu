@@ -15,8 +15,8 @@
 // 8-bit images take the tensor cores where their rows are whole 16-byte words:
 // both passes in one kernel (blur_fused, below) up to 3 windows (R <= 40),
 // else two (blur_mma) where the columns are whole words too and R <= 152;
-// other 8-bit images at radius 1 to 16 (sigma up to 5) take blur_rows_reg and
-// blur_cols_reg: taps and sample windows in registers.
+// other 8-bit images and 16-bit images at radius 1 to 16 (sigma up to 5) take
+// blur_rows_reg and blur_cols_reg: taps and sample windows in registers.
 // Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
 // column pass) fall back to the global-memory kernels, which give the same
 // result: the arithmetic is integer and exact.
@@ -132,8 +132,18 @@ __global__ void blur_cols_naive(const typename mid_of<Tin>::type *__restrict__ m
     out[k] = (Tin)(v > maxval ? maxval : v);
 }
 
-// ---- 8-bit images, radius 1 to REG_R: the taps and a window of samples in
-// registers (R a template parameter, so every index is a constant).
+// ---- Radius 1 to REG_R (8-bit images the tensor cores do not take, and
+// 16-bit images): the taps and a window of samples in registers (R a template
+// parameter, so every index is a constant); 16-bit samples sum in 64 bits
+// (taps below 2^31 times samples, or the 24-bit intermediate, doubled).
+// 16-bit images took blur_rows and blur_cols (taps and samples from shared
+// memory) before: H200, 8192^2, sigma 1 / 2 / 5, ms, RGBA16 1.683-1.690 /
+// 2.514-2.526 / 4.028-4.044 -> 1.152-1.154 / 1.477-1.480 / 2.498-2.508,
+// RGB16 1.410 / 2.025-2.028 / 3.163-3.165 -> 0.897-0.898 / 1.111-1.112 /
+// 1.958-1.959, gray16 0.575 / 0.790-0.791 / 1.150-1.151 -> 0.329-0.331 /
+// 0.393-0.396 / 0.677 (8-bit images on these kernels, 8190 x 8192 RGB8 and
+// gray8, the same).  The two passes move 3 GiB at RGBA16 (a 32-bit
+// intermediate), a 0.75 ms floor.
 
 constexpr int REG_R = 16;
 
@@ -145,17 +155,19 @@ constexpr int REG_R = 16;
 // banks.  Results go through shared memory to be stored as whole words.
 constexpr int RK = 9, RTHREADS = 128;
 
-template <int C, int R>
-__global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const uint8_t *__restrict__ in, uint16_t *__restrict__ mid,
+template <typename T, int C, int R>
+__global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const T *__restrict__ in, typename mid_of<T>::type *__restrict__ mid,
                                                           int W, int tiles, const uint32_t *__restrict__ taps,
                                                           int border, int sh1)
 {
+    using Mid = typename mid_of<T>::type;
+    using Acc = typename mid_of<T>::acc;
     constexpr int G = RTHREADS / C, TILE = G * RK, SPAN = (TILE + 2 * R) * C;
     __shared__ uint32_t s_row[SPAN];
-    __shared__ uint16_t s_out[TILE * C];
+    __shared__ Mid s_out[TILE * C];
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
-    const uint8_t *row = in + (size_t)y * W * C;
-    gf_stage_row<uint8_t, C, RTHREADS, TILE>(row, s_row, W, x0, R, border);
+    const T *row = in + (size_t)y * W * C;
+    gf_stage_row<T, C, RTHREADS, TILE>(row, s_row, W, x0, R, border);
     uint32_t q[R + 1];
 #pragma unroll
     for (int i = 0; i <= R; i++)
@@ -169,32 +181,53 @@ __global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const uint8_t *__restr
             w[j] = s_row[(g * RK + j) * C + c];
 #pragma unroll
         for (int j = 0; j < RK; j++) {
-            uint32_t acc = q[0] * w[j + R];
+            Acc acc = (Acc)q[0] * w[j + R];
 #pragma unroll
             for (int i = 1; i <= R; i++)
-                acc += q[i] * (w[j + R - i] + w[j + R + i]);
-            s_out[(g * RK + j) * C + c] = (uint16_t)((acc + (1u << (sh1 - 1))) >> sh1);
+                acc += (Acc)q[i] * (w[j + R - i] + w[j + R + i]);
+            s_out[(g * RK + j) * C + c] = (Mid)((acc + ((Acc)1 << (sh1 - 1))) >> sh1);
         }
     }
     __syncthreads();
     const int n = min(TILE, W - x0) * C;
-    uint16_t *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+    Mid *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
     for (int k = threadIdx.x; k < n; k += RTHREADS)
         dst[k] = s_out[k];
 }
 
 // Column pass: each thread owns two neighbouring samples (one 32-bit load of
-// the 16-bit intermediate per row) down a strip of CK rows, keeping the 2R + 1
-// rows of its window in registers; the window is a ring indexed by the row
-// modulo 2R + 1, and the loop is unrolled by 2R + 1 so that every index is a
-// constant.  Needs N = W * C even.
+// the 16-bit intermediate per row, 8-byte of the 32-bit one) down a strip of
+// CK rows, keeping the 2R + 1 rows of its window in registers; the window is a
+// ring indexed by the row modulo 2R + 1, and the loop is unrolled by 2R + 1 so
+// that every index is a constant.  Needs N = W * C even.
 constexpr int CK = 64, CTHREADS = 128;
 
-template <int R>
-__global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const uint32_t *__restrict__ mid, uint16_t *__restrict__ out,
-                                                          int pairs, int H, const uint32_t *__restrict__ taps,
-                                                          int border, int sh2)
+// Two samples of the intermediate (as loaded: a 32-bit word of 16-bit samples,
+// or two 32-bit samples) and of the output, for T.
+template <typename T> struct pair_io;
+template <> struct pair_io<uint8_t> {
+    using in = uint32_t;
+    using out = uint16_t;
+    static __device__ uint32_t a(in v) { return v & 0xffff; }
+    static __device__ uint32_t b(in v) { return v >> 16; }
+    static __device__ out put(uint64_t a, uint64_t b) { return (out)(a | b << 8); }
+};
+template <> struct pair_io<uint16_t> {
+    using in = uint2;
+    using out = uint32_t;
+    static __device__ uint32_t a(in v) { return v.x; }
+    static __device__ uint32_t b(in v) { return v.y; }
+    static __device__ out put(uint64_t a, uint64_t b) { return (out)(a | b << 16); }
+};
+
+template <typename T, int R>
+__global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const typename pair_io<T>::in *__restrict__ mid,
+                                                          typename pair_io<T>::out *__restrict__ out, int pairs, int H,
+                                                          const uint32_t *__restrict__ taps, int border, int sh2,
+                                                          uint32_t maxval)
 {
+    using IO = pair_io<T>;
+    using Acc = typename mid_of<T>::acc;
     constexpr int P = 2 * R + 1;
     const int p = blockIdx.x * CTHREADS + threadIdx.x;
     if (p >= pairs)
@@ -204,13 +237,14 @@ __global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const uint32_t *__rest
 #pragma unroll
     for (int i = 0; i <= R; i++)
         q[i] = taps[i];
+    const typename IO::in zero = {};
     uint32_t wa[P], wb[P]; // slot (row - (y0 - R)) % P
 #pragma unroll
     for (int i = 0; i < P - 1; i++) {
         const long sy = gf_border_index((long)y0 - R + i, H, border);
-        const uint32_t v = sy < 0 ? 0u : mid[(size_t)sy * pairs + p];
-        wa[i] = v & 0xffff;
-        wb[i] = v >> 16;
+        const typename IO::in v = sy < 0 ? zero : mid[(size_t)sy * pairs + p];
+        wa[i] = IO::a(v);
+        wb[i] = IO::b(v);
     }
     for (int k0 = 0; k0 < CK; k0 += P) {
 #pragma unroll
@@ -219,18 +253,18 @@ __global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const uint32_t *__rest
             if (k0 + j >= CK || y >= H)
                 break;
             const long sy = gf_border_index((long)y + R, H, border);
-            const uint32_t v = sy < 0 ? 0u : mid[(size_t)sy * pairs + p];
-            wa[(j + P - 1) % P] = v & 0xffff;
-            wb[(j + P - 1) % P] = v >> 16;
-            uint32_t a = q[0] * wa[(j + R) % P], b = q[0] * wb[(j + R) % P];
+            const typename IO::in v = sy < 0 ? zero : mid[(size_t)sy * pairs + p];
+            wa[(j + P - 1) % P] = IO::a(v);
+            wb[(j + P - 1) % P] = IO::b(v);
+            Acc a = (Acc)q[0] * wa[(j + R) % P], b = (Acc)q[0] * wb[(j + R) % P];
 #pragma unroll
             for (int i = 1; i <= R; i++) {
-                a += q[i] * (wa[(j + R - i) % P] + wa[(j + R + i) % P]);
-                b += q[i] * (wb[(j + R - i) % P] + wb[(j + R + i) % P]);
+                a += (Acc)q[i] * (wa[(j + R - i) % P] + wa[(j + R + i) % P]);
+                b += (Acc)q[i] * (wb[(j + R - i) % P] + wb[(j + R + i) % P]);
             }
-            a = (a + (1u << (sh2 - 1))) >> sh2;
-            b = (b + (1u << (sh2 - 1))) >> sh2;
-            out[(size_t)y * pairs + p] = (uint16_t)((a > 255 ? 255 : a) | (b > 255 ? 255 : b) << 8);
+            a = (a + ((Acc)1 << (sh2 - 1))) >> sh2;
+            b = (b + ((Acc)1 << (sh2 - 1))) >> sh2;
+            out[(size_t)y * pairs + p] = IO::put(a > maxval ? maxval : a, b > maxval ? maxval : b);
         }
     }
 }
@@ -1053,16 +1087,16 @@ extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *s
                     return e;
             }
         }
-        if (sizeof(T) == 1 && variant != GF_KERNEL_NAIVE && R >= 1 && R <= REG_R && (W * C) % 2 == 0)
+        if (variant != GF_KERNEL_NAIVE && R >= 1 && R <= REG_R && (W * C) % 2 == 0)
             return with_int<1, REG_R>(R, [&]<int RR>() -> cudaError_t {
                 constexpr int TILE = RTHREADS / C * RK;
                 const unsigned tiles = gf_blocks(W, TILE);
-                blur_rows_reg<C, RR><<<tiles * H, RTHREADS, 0, st>>>((const uint8_t *)src, (uint16_t *)mid, W,
-                                                                    (int)tiles, d_taps, border, sh1);
+                blur_rows_reg<T, C, RR><<<tiles * H, RTHREADS, 0, st>>>(src, mid, W, (int)tiles, d_taps, border, sh1);
                 GF_LAUNCH_CHECK();
                 const int pairs = W * C / 2;
-                blur_cols_reg<RR><<<dim3(gf_blocks(pairs, CTHREADS), gf_blocks(H, CK)), CTHREADS, 0, st>>>(
-                    (const uint32_t *)mid, (uint16_t *)dst, pairs, H, d_taps, border, sh2);
+                using IO = pair_io<T>;
+                blur_cols_reg<T, RR><<<dim3(gf_blocks(pairs, CTHREADS), gf_blocks(H, CK)), CTHREADS, 0, st>>>(
+                    (const typename IO::in *)mid, (typename IO::out *)dst, pairs, H, d_taps, border, sh2, maxval);
                 GF_LAUNCH_CHECK();
                 return cudaSuccess;
             });
