@@ -156,9 +156,9 @@ constexpr int REG_R = 16;
 constexpr int RK = 9, RTHREADS = 128;
 
 template <typename T, int C, int R>
-__global__ void __launch_bounds__(RTHREADS) blur_rows_reg(const T *__restrict__ in, typename mid_of<T>::type *__restrict__ mid,
-                                                          int W, int tiles, const uint32_t *__restrict__ taps,
-                                                          int border, int sh1)
+__global__ void __launch_bounds__(RTHREADS)
+    blur_rows_reg(const T *__restrict__ in, typename mid_of<T>::type *__restrict__ mid, int W, int tiles,
+                  const uint32_t *__restrict__ taps, int border, int sh1)
 {
     using Mid = typename mid_of<T>::type;
     using Acc = typename mid_of<T>::acc;
