@@ -1,159 +1,183 @@
 // SPDX-License-Identifier: MIT
-// Gaussian blur: separable integer fixed point, bit-identical to src/cpu/blur.c.
-//
-// Row pass (blur_rows): one block of 256 threads per ROW_TILE = 512 pixels of
-// one row.  The block stages the taps q[0..R] and the row segment with its
-// halo, (ROW_TILE + 2R) pixels x C channels, in shared memory as 32-bit words
-// (border rule applied while loading), then each thread computes outputs
-// k, k + 256, ... of the tile: consecutive threads read consecutive words, so
-// there are no bank conflicts.  Taps are symmetric: q0*x0 + sum q_i*(x_-i + x_i).
-// Column pass (blur_cols): 32 x 8 threads per tile of COL_TX = 32 samples x
-// COL_TY = 64 rows; the block stages (COL_TY + 2R) rows x 32 samples, each
-// warp reading one 32-sample row segment (coalesced), and each thread walks
-// down its column for 8 outputs; a warp's shared reads are one row: no
-// conflicts, no padding needed.
-// 8-bit images take the tensor cores where their rows are whole 16-byte words:
-// both passes in one kernel (blur_fused, below) up to 3 windows (R <= 40),
-// else two (blur_mma) where the columns are whole words too and R <= 152;
-// other 8-bit images and 16-bit images at radius 1 to 16 (sigma up to 5) take
-// blur_rows_reg and blur_cols_reg: taps and sample windows in registers.
-// Halos that do not fit the shared-memory opt-in limit (R beyond ~400 for the
-// column pass) fall back to the global-memory kernels, which give the same
-// result: the arithmetic is integer and exact.
+// Gaussian blur: separable integer fixed point (numeric.h), bit-identical to
+// src/cpu/blur.c.  The kernels, chosen by choose() below:
+// - general (any image, any radius): blur_rows and blur_cols, through an
+//   intermediate of 8 fraction bits (16-bit for 8-bit images, 32-bit for
+//   16-bit), the taps and samples from shared memory;
+// - 16-bit images at radius 1 to REG_R: blur_rows_reg and blur_cols_reg, the
+//   taps and a window of samples in registers;
+// - 8-bit rows of whole 16-byte words, on the tensor cores (exact integer
+//   products): both passes in one kernel, blur_fused, for the few windows of
+//   the small radii (the intermediate stays in registers); else two passes of
+//   blur_mma up to radius MMA_R.
 #include <climits>
 
 #include "kernel_util.cuh"
 
 namespace {
 
-constexpr int ROW_TILE = 512, ROW_THREADS = 256;
-constexpr int COL_TX = 32, COL_TY = 64, COL_THREADS_Y = 8;
-
 template <typename Tin> struct mid_of;
 template <> struct mid_of<uint8_t> { using type = uint16_t; using acc = uint32_t; };
 template <> struct mid_of<uint16_t> { using type = uint32_t; using acc = uint64_t; };
 
-template <typename Tin, int C>
-__global__ void blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type *__restrict__ mid, int W,
-                          int tiles, const uint32_t *__restrict__ taps, int R, int border, int sh1)
+// Pixels [xs, xs + n) of a row of C channels (border rule applied) into s, one sample a word.
+template <typename T, int THREADS>
+__device__ __forceinline__ void stage_span(const T *__restrict__ row, uint32_t *s, int W, int C, long xs, int n,
+                                           int border)
 {
-    using Acc = typename mid_of<Tin>::acc;
-    extern __shared__ uint32_t smem[];
-    uint32_t *s_taps = smem, *s_row = smem + R + 1;
-    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * ROW_TILE; // 1-D grid: H may exceed 65535
-    const Tin *row = in + (size_t)y * W * C;
-    for (int i = threadIdx.x; i <= R; i += blockDim.x)
-        s_taps[i] = taps[i];
-    gf_stage_row<Tin, C, ROW_THREADS, ROW_TILE>(row, s_row, W, x0, R, border);
-    __syncthreads();
-    const int n = min(ROW_TILE, W - x0) * C;
-    typename mid_of<Tin>::type *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
-    for (int k = threadIdx.x; k < n; k += blockDim.x) {
-        const uint32_t *s = s_row + R * C + k;
-        Acc acc = (Acc)s_taps[0] * s[0];
-        for (int i = 1; i <= R; i++)
-            acc += (Acc)s_taps[i] * (s[-i * C] + s[i * C]);
-        dst[k] = (typename mid_of<Tin>::type)((acc + ((Acc)1 << (sh1 - 1))) >> sh1);
-    }
-}
-
-template <typename Tin, int C>
-__global__ void blur_rows_naive(const Tin *__restrict__ in, typename mid_of<Tin>::type *__restrict__ mid, int W,
-                                int H, const uint32_t *__restrict__ taps, int R, int border, int sh1)
-{
-    using Acc = typename mid_of<Tin>::acc;
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (size_t)W * H * C)
+    if (xs >= 0 && xs + n <= W) {
+        for (int k = threadIdx.x; k < n * C; k += THREADS)
+            s[k] = row[xs * C + k];
         return;
-    const size_t y = k / ((size_t)W * C);
-    const int x = (int)(k / C % W), c = (int)(k % C);
-    const Tin *row = in + y * W * C;
-    Acc acc = 0;
-    for (int i = -R; i <= R; i++) {
-        const long sx = gf_border_index((long)x + i, W, border);
-        if (sx >= 0)
-            acc += (Acc)taps[i < 0 ? -i : i] * row[sx * C + c];
     }
-    mid[k] = (typename mid_of<Tin>::type)((acc + ((Acc)1 << (sh1 - 1))) >> sh1);
+    for (int k = threadIdx.x; k < n * C; k += THREADS) {
+        const int p = k / C;
+        const long sx = gf_border_index(xs + p, W, border);
+        s[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + k - p * C];
+    }
 }
 
-template <typename Tin>
-__global__ void blur_cols(const typename mid_of<Tin>::type *__restrict__ mid, Tin *__restrict__ out, int N, int H,
-                          const uint32_t *__restrict__ taps, int R, int border, int sh2, uint32_t maxval)
+// ---- General (any image, any radius).  Row pass: a block of ROW_THREADS per
+// ROW_TILE pixels of one row, each thread 2C outputs (consecutive threads,
+// consecutive words: no bank conflicts).  The taps go in chunks of up to HCH
+// offsets: for chunk 0 (offsets 0 .. n - 1) the block stages the row segment
+// its tile's windows span, ROW_TILE + 2 (n - 1) pixels, one sample a 32-bit
+// word; for a later chunk (offsets i0 .. i0 + n - 1) the two segments they
+// reach on either side (lo and hi), ROW_TILE + n - 1 pixels each.  Each
+// thread adds q_i (lo + hi) for its outputs.  Below radius HCH there is one
+// chunk, which holds the tile and its halo once.  Column pass: the same down
+// columns, 32 x 8 threads per tile of COL_TX = 32 samples x COL_TY = 64 rows,
+// a row of 32 samples staged at a time (a warp's reads are one row).
+constexpr int ROW_TILE = 512, ROW_THREADS = 256, HCH = 512;
+constexpr int COL_TX = 32, COL_TY = 64, COL_THREADS_Y = 8;
+
+// Shared memory of a pass of `tile` outputs (each `unit` words) at radius R: a chunk's taps, then its spans.
+size_t general_smem(int tile, int unit, int R)
+{
+    const size_t n = R + 1 < HCH ? R + 1 : HCH;
+    const size_t spans = R + 1 <= HCH ? tile + 2 * (n - 1) : 2 * (tile + n - 1);
+    return (n + spans * unit) * 4;
+}
+
+// Chunk i0 of the offsets (n of them): where its spans start in the line and
+// how long they are; lo and hi are where, in s, the samples at offsets -i0
+// and +i0 of element 0 lie.
+struct chunk {
+    int n, lo, hi, nspans, len[2];
+    long start[2];
+};
+__device__ __forceinline__ chunk chunk_at(int i0, int R, int tile, long x0)
+{
+    chunk c;
+    c.n = min(HCH, R + 1 - i0);
+    if (i0 == 0) // one span, x0 - (n - 1) .. x0 + tile + n - 2
+        c.nspans = 1, c.start[0] = x0 - (c.n - 1), c.len[0] = tile + 2 * (c.n - 1), c.lo = c.hi = c.n - 1;
+    else // lo from x0 - i0 - (n - 1), hi from x0 + i0, tile + n - 1 each
+        c.nspans = 2, c.len[0] = c.len[1] = tile + c.n - 1, c.start[0] = x0 - i0 - (c.n - 1), c.start[1] = x0 + i0,
+        c.lo = c.n - 1, c.hi = c.len[0];
+    return c;
+}
+
+template <typename Tin, int C>
+__global__ void __launch_bounds__(ROW_THREADS)
+    blur_rows(const Tin *__restrict__ in, typename mid_of<Tin>::type *__restrict__ mid, int W, int tiles,
+              const uint32_t *__restrict__ taps, int R, int border, int sh1)
 {
     using Acc = typename mid_of<Tin>::acc;
-    extern __shared__ uint32_t smem[];
-    uint32_t *s_taps = smem, *s_col = smem + R + 1; // [(COL_TY + 2R)][COL_TX]
-    const int s0 = blockIdx.x * COL_TX, y0 = blockIdx.y * COL_TY, tx = threadIdx.x;
-    const int tid = threadIdx.y * COL_TX + tx;
-    for (int i = tid; i <= R; i += COL_TX * COL_THREADS_Y)
-        s_taps[i] = taps[i];
-    const int rows = COL_TY + 2 * R, s = s0 + tx;
-    if (y0 >= R && y0 + COL_TY + R <= H) { // no border
-        const typename mid_of<Tin>::type *src = mid + (size_t)(y0 - R) * N + s;
-        for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y)
-            s_col[r * COL_TX + tx] = s < N ? (uint32_t)src[(size_t)r * N] : 0u;
-    } else {
-        for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y) {
-            const long sy = gf_border_index((long)y0 - R + r, H, border);
-            s_col[r * COL_TX + tx] = (sy < 0 || s >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + s];
+    constexpr int PER = ROW_TILE * C / ROW_THREADS;
+    extern __shared__ uint32_t s_rows[];
+    uint32_t *s_q = s_rows, *s = s_rows + min(R + 1, HCH);
+    const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * ROW_TILE;
+    const Tin *row = in + (size_t)y * W * C;
+    const int nk = min(ROW_TILE, W - x0) * C;
+    Acc acc[PER] = {};
+    for (int i0 = 0; i0 <= R; i0 += HCH) {
+        const chunk ch = chunk_at(i0, R, ROW_TILE, x0);
+        __syncthreads(); // the last chunk is read
+#pragma unroll
+        for (int j = 0; j < 2; j++)
+            if (j < ch.nspans)
+                stage_span<Tin, ROW_THREADS>(row, s + j * ch.hi * C, W, C, ch.start[j], ch.len[j], border);
+        for (int i = threadIdx.x; i < ch.n; i += ROW_THREADS)
+            s_q[i] = taps[i0 + i];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < PER; j++) {
+            const int k = threadIdx.x + j * ROW_THREADS; // sample k of the tile: pixel x0 + k / C
+            const uint32_t *lo = s + ch.lo * C + k, *hi = s + ch.hi * C + k;
+            int i = 0;
+            if (i0 == 0) // the centre, once
+                acc[j] += (Acc)s_q[0] * hi[0], i = 1;
+            for (; i < ch.n; i++)
+                acc[j] += (Acc)s_q[i] * (lo[-i * C] + hi[i * C]);
         }
     }
-    __syncthreads();
-    if (s >= N)
-        return;
-    for (int r = threadIdx.y; r < COL_TY && y0 + r < H; r += COL_THREADS_Y) {
-        const uint32_t *c = s_col + (r + R) * COL_TX + tx;
-        Acc acc = (Acc)s_taps[0] * c[0];
-        for (int i = 1; i <= R; i++)
-            acc += (Acc)s_taps[i] * ((Acc)c[-i * COL_TX] + c[i * COL_TX]);
-        const Acc v = (acc + ((Acc)1 << (sh2 - 1))) >> sh2;
-        out[(size_t)(y0 + r) * N + s] = (Tin)(v > maxval ? maxval : v);
+    typename mid_of<Tin>::type *dst = mid + (size_t)y * W * C + (size_t)x0 * C;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        const int k = threadIdx.x + j * ROW_THREADS;
+        if (k < nk)
+            dst[k] = (typename mid_of<Tin>::type)((acc[j] + ((Acc)1 << (sh1 - 1))) >> sh1);
     }
 }
 
 template <typename Tin>
-__global__ void blur_cols_naive(const typename mid_of<Tin>::type *__restrict__ mid, Tin *__restrict__ out, int N,
-                                int H, const uint32_t *__restrict__ taps, int R, int border, int sh2, uint32_t maxval)
+__global__ void __launch_bounds__(COL_TX *COL_THREADS_Y)
+    blur_cols(const typename mid_of<Tin>::type *__restrict__ mid, Tin *__restrict__ out, int N, int H,
+              const uint32_t *__restrict__ taps, int R, int border, int sh2, uint32_t maxval)
 {
     using Acc = typename mid_of<Tin>::acc;
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (size_t)N * H)
-        return;
-    const long y = (long)(k / N);
-    const size_t s = k % N;
-    Acc acc = 0;
-    for (int j = -R; j <= R; j++) {
-        const long sy = gf_border_index(y + j, H, border);
-        if (sy >= 0)
-            acc += (Acc)taps[j < 0 ? -j : j] * mid[(size_t)sy * N + s];
+    constexpr int PER = COL_TY / COL_THREADS_Y;
+    extern __shared__ uint32_t s_cols[];
+    uint32_t *s_q = s_cols, *s = s_cols + min(R + 1, HCH); // rows of COL_TX samples
+    const int y0 = blockIdx.y * COL_TY, tx = threadIdx.x, ty = threadIdx.y;
+    const int sc = blockIdx.x * COL_TX + tx;
+    Acc acc[PER] = {};
+    for (int i0 = 0; i0 <= R; i0 += HCH) {
+        const chunk ch = chunk_at(i0, R, COL_TY, y0);
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 2; j++)
+            for (int r = ty; j < ch.nspans && r < ch.len[j]; r += COL_THREADS_Y) {
+                const long sy = gf_border_index(ch.start[j] + r, H, border);
+                s[(j * ch.hi + r) * COL_TX + tx] = (sy < 0 || sc >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + sc];
+            }
+        for (int i = ty * COL_TX + tx; i < ch.n; i += COL_TX * COL_THREADS_Y)
+            s_q[i] = taps[i0 + i];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < PER; j++) {
+            const int r = ty + j * COL_THREADS_Y;
+            const uint32_t *lo = s + (ch.lo + r) * COL_TX + tx, *hi = s + (ch.hi + r) * COL_TX + tx;
+            int i = 0;
+            if (i0 == 0)
+                acc[j] += (Acc)s_q[0] * hi[0], i = 1;
+            for (; i < ch.n; i++)
+                acc[j] += (Acc)s_q[i] * ((Acc)lo[-i * COL_TX] + hi[i * COL_TX]);
+        }
     }
-    const Acc v = (acc + ((Acc)1 << (sh2 - 1))) >> sh2;
-    out[k] = (Tin)(v > maxval ? maxval : v);
+    if (sc >= N)
+        return;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        const int y = y0 + ty + j * COL_THREADS_Y;
+        const Acc v = (acc[j] + ((Acc)1 << (sh2 - 1))) >> sh2;
+        if (y < H)
+            out[(size_t)y * N + sc] = (Tin)(v > maxval ? maxval : v);
+    }
 }
 
-// ---- Radius 1 to REG_R (8-bit images the tensor cores do not take, and
-// 16-bit images): the taps and a window of samples in registers (R a template
-// parameter, so every index is a constant); 16-bit samples sum in 64 bits
-// (taps below 2^31 times samples, or the 24-bit intermediate, doubled).
-// 16-bit images took blur_rows and blur_cols (taps and samples from shared
-// memory) before: H200, 8192^2, sigma 1 / 2 / 5, ms, RGBA16 1.683-1.690 /
-// 2.514-2.526 / 4.028-4.044 -> 1.152-1.154 / 1.477-1.480 / 2.498-2.508,
-// RGB16 1.410 / 2.025-2.028 / 3.163-3.165 -> 0.897-0.898 / 1.111-1.112 /
-// 1.958-1.959, gray16 0.575 / 0.790-0.791 / 1.150-1.151 -> 0.329-0.331 /
-// 0.393-0.396 / 0.677 (8-bit images on these kernels, 8190 x 8192 RGB8 and
-// gray8, the same).  The two passes move 3 GiB at RGBA16 (a 32-bit
-// intermediate), a 0.75 ms floor.
-
-constexpr int REG_R = 16;
-
+// ---- 16-bit images at radius 1 to REG_R: the taps and a window of samples
+// in registers (R a template parameter, so every index is a constant); sums
+// in 64 bits (taps below 2^31 times samples, or the 24-bit intermediate).
+//
 // Row pass: a block of 128 threads per tile of 128 / C groups x RK pixels of
-// one row.  The tile and its halo are staged in shared memory one sample per
-// 32-bit word, as in blur_rows; then thread (group g, channel c) loads its
-// RK + 2R samples once into registers and makes RK outputs.  RK = 9 is odd,
-// so the 32 lanes' loads (stride 9 * C words between groups) fall in distinct
-// banks.  Results go through shared memory to be stored as whole words.
-constexpr int RK = 9, RTHREADS = 128;
+// one row, staged with its halo in shared memory one sample per 32-bit word;
+// thread (group g, channel c) loads its RK + 2R samples once into registers
+// and makes RK outputs.  RK = 9 is odd, so the 32 lanes' loads (stride 9 C
+// words between groups) fall in distinct banks.  Results go through shared
+// memory to be stored as whole words.
+constexpr int REG_R = 16, RK = 9, RTHREADS = 128;
 
 template <typename T, int C, int R>
 __global__ void __launch_bounds__(RTHREADS)
@@ -167,7 +191,7 @@ __global__ void __launch_bounds__(RTHREADS)
     __shared__ Mid s_out[TILE * C];
     const int y = blockIdx.x / tiles, x0 = (blockIdx.x % tiles) * TILE;
     const T *row = in + (size_t)y * W * C;
-    gf_stage_row<T, C, RTHREADS, TILE>(row, s_row, W, x0, R, border);
+    stage_span<T, RTHREADS>(row, s_row, W, C, (long)x0 - R, TILE + 2 * R, border);
     uint32_t q[R + 1];
 #pragma unroll
     for (int i = 0; i <= R; i++)
@@ -195,23 +219,13 @@ __global__ void __launch_bounds__(RTHREADS)
         dst[k] = s_out[k];
 }
 
-// Column pass: each thread owns two neighbouring samples (one 32-bit load of
-// the 16-bit intermediate per row, 8-byte of the 32-bit one) down a strip of
-// CK rows, keeping the 2R + 1 rows of its window in registers; the window is a
-// ring indexed by the row modulo 2R + 1, and the loop is unrolled by 2R + 1 so
-// that every index is a constant.  Needs N = W * C even.
+// Column pass: each thread owns two neighbouring samples (one 8-byte load of
+// the 32-bit intermediate per row) down a strip of CK rows, keeping the 2R +
+// 1 rows of its window in registers: a ring indexed by the row modulo 2R + 1,
+// the loop unrolled by 2R + 1 so that every index is a constant.  Needs W C even.
 constexpr int CK = 64, CTHREADS = 128;
 
-// Two samples of the intermediate (as loaded: a 32-bit word of 16-bit samples,
-// or two 32-bit samples) and of the output, for T.
 template <typename T> struct pair_io;
-template <> struct pair_io<uint8_t> {
-    using in = uint32_t;
-    using out = uint16_t;
-    static __device__ uint32_t a(in v) { return v & 0xffff; }
-    static __device__ uint32_t b(in v) { return v >> 16; }
-    static __device__ out put(uint64_t a, uint64_t b) { return (out)(a | b << 8); }
-};
 template <> struct pair_io<uint16_t> {
     using in = uint2;
     using out = uint32_t;
@@ -283,17 +297,18 @@ __global__ void __launch_bounds__(CTHREADS) blur_cols_reg(const typename pair_io
 // per stream (pass 2: a plane of low bytes and one of high bytes), the border
 // rule applied there.  Blocks are persistent (as many as fit at once), and the
 // next tile's bytes are on their way (cp.async) while a tile is computed and
-// stored: without that the passes waited on memory, at half the bandwidth.
-// Warp w makes outputs x0 + 16 w + m, m = 0..15, of
-// every stream, 8 streams per mma: D[m][n] += A[m][k] B[k][n], where B[k][n] is
-// stream n's byte at position k of a 32-wide window of input and A[m][k] the
-// tap that input k gives output m (0 beyond the radius); NK windows cover the
-// 16 outputs and their halo.  A tap q < 2^16 is split into bytes, q = 256 qh +
+// stored.  Warp w makes outputs x0 + 16 w + m, m = 0..15, of every stream, 8
+// streams per mma: D[m][n] += A[m][k] B[k][n], where B[k][n] is stream n's
+// byte at position k of a 32-wide window of input and A[m][k] the tap that
+// input k gives output m (0 beyond the radius); NK windows cover the 16
+// outputs and their halo.  A tap q < 2^16 is split into bytes, q = 256 qh +
 // ql: pass 1 is two products, pass 2 four (the intermediate is split too).
 // Every sum is exact, so the result is the integer reference's, bit for bit.
 // The order of k within a window is free so long as A and B agree: lane tig
 // holds window bytes 8 tig .. 8 tig + 7 (its b0, b1), one 8-byte load.
-constexpr int MMA_X = 128, MMA_THREADS = 2 * MMA_X, MMA_NK = 10; // a warp per 16 outputs
+constexpr int MMA_X = 128, MMA_THREADS = 2 * MMA_X; // a warp per 16 outputs
+// The window counts blur_mma is built for: a radius takes the least that covers it.
+constexpr int MMA_NKS[] = {4, 5, 7, 10}, MMA_NK = 10;
 
 template <typename Tin> struct mma_io;
 template <> struct mma_io<uint8_t> { using out = uint16_t; static constexpr int planes = 1; };
@@ -301,12 +316,9 @@ template <> struct mma_io<uint16_t> { using out = uint8_t; static constexpr int 
 
 // Lines per block (RB), and streams S = RB * C, a multiple of an mma's 8; pass 2
 // (16-bit lines, twice the bytes) takes half as many.  Three channels: 32
-// lines in both passes while the windows are few (NK <= 4), 16 in pass 2
-// beyond.  Measured on an H200, 8192^2 RGB8: 32 lines in pass 2
-// took sigma 1 / 2 / 5 from 0.83 / 0.85 / 0.82 ms to 0.66 / 0.66 / 0.70 (its
-// output rows are 96 bytes, whole sectors, where 16 lines made 48), but
-// sigma 20 / 50 from 1.20 / 1.78 to 1.28 / 1.93 (the larger tiles' shared
-// memory costs blocks).
+// lines in both passes while the windows are few (NK <= 4: pass 2's output
+// rows are then whole 32-byte sectors), 16 in pass 2 beyond (the larger
+// tiles' shared memory would cost blocks).
 template <typename Tin, int C, int NK>
 constexpr int MMA_LINES = C == 3 ? (sizeof(Tin) == 1 || NK <= 4 ? 32 : 16) : 128 / C / (int)sizeof(Tin);
 template <typename Tin, int C, int NK> constexpr int MMA_STREAMS = MMA_LINES<Tin, C, NK> * C;
@@ -622,8 +634,7 @@ __global__ void __launch_bounds__(MMA_THREADS)
 
 // ---- 8-bit images, both passes in one kernel (blur_fused), for the few
 // windows of small radii (NK <= FUSED_NK): the 16-bit intermediate stays in
-// registers, so the image is read once and written once (the two passes
-// through memory move 1.5 GiB at 8192^2 RGBA8, a 0.39 ms floor; this moves 0.5).
+// registers, so the image is read once and written once.
 //
 // A warp owns 16 columns of one channel and walks down a strip of rows.  Pass 1
 // is blur_mma's: D1[m][n] = sum_k A1[m][k] B1[k][n], m the 16 output columns,
@@ -641,46 +652,19 @@ __global__ void __launch_bounds__(MMA_THREADS)
 // byte permutes, with no exchange between lanes.  A window of pass 2 spans two
 // chunks; NK windows cover 16 output rows and their halo (2 NK chunks, a ring
 // of registers indexed at compile time: a step is 2 NK chunks, unrolled).
-// Each step stages 32 NK new rows (cp.async, two steps ahead, into raw; spread
-// into byte planes; steps inside the image without border arithmetic), makes
-// pass 1 of its chunks and pass 2 of the 16-row outputs they complete, and
-// stores them through shared memory as 16-byte words.  The first step (s = -1)
-// stages the halo above the strip (all but its chunk 0, which no output
-// window reaches) and makes no output.  Blocks are persistent
-// over the strips (XT columns by HS rows), so the taps' fragments (about 400
-// instructions a warp) are made once per block.
+// Each step stages 32 NK new rows (cp.async, STAGES - 1 steps ahead, into
+// raw; spread into byte planes; steps inside the image without border
+// arithmetic), makes pass 1 of its chunks and pass 2 of the 16-row outputs
+// they complete, and stores them through shared memory as 16-byte words.  The
+// first step (s = -1) stages the halo above the strip (all but its chunk 0,
+// which no output window reaches) and makes no output.  Blocks are persistent
+// over the strips (XT columns by HS rows), so the taps' fragments are made
+// once per block.
 // Roundings: pass 1 adds 2^7 through the low-byte product's accumulator, so
 // the intermediate is d_hi + (d_lo >> 8); pass 2 adds 2^23 through the
 // low-low product's, and the output is byte 2 of 256 d0 + d1 + (d2 >> 8) (the
 // taps sum to 2^16 and the intermediate is at most 255 << 8, so that sum is
 // below 2^24 and needs no clamp).  The integer reference's result, bit for bit.
-// Measured on an H200, 8192^2 (ms, RGBA8 / RGB8 / gray8 at sigma 2; sigma 5):
-// - loads one step ahead (two buffers): 0.588 / 0.559 / 0.169; three: 0.544 /
-//   0.412 / 0.151 (four: the same);
-// - three blocks of 8 warps per SM (80 registers) against two: 0.561 against 0.588;
-//   for NK >= 2 the cap spills, two blocks (sigma 5: 0.629 against 0.962);
-// - interior steps staged without the border arithmetic: 0.457 / 0.378 / 0.139
-//   (288 M instructions, from 420 M);
-// - four channels, 16-warp blocks (halo 1.5x the strip, not 2x): NK = 1 0.494,
-//   slower; NK = 2 sigma 5 0.625 against 0.655, faster;
-// - persistent blocks (the taps' fragments made once per block, not per strip):
-//   sigma 2 0.476 / 0.351 / 0.134, sigma 5 0.590 / 0.552 / 0.168;
-// - strips of 4 steps for NK >= 2 (8 for NK = 1): sigma 5 0.580 / 0.526 / 0.150;
-//   16 steps: slower at every sigma (0.501 / 0.402 / 0.161 at sigma 2);
-// - a thread's chunks staged, spread and written out in compile-time counts,
-//   the steps inside the image found once per task (ncu had counted 514
-//   instructions a warp per step, ~185 of them the mma work): 342 per step,
-//   sigma 2 0.394 / 0.342 / 0.119, sigma 5 0.523 / 0.490 / 0.142;
-// - then, measured and not kept (RGBA8 sigma 2): tasks handed out by an
-//   atomic counter (the same; sigma 5 0.586), 16 steps per task (0.417), 4
-//   (0.410), RGBA8 in 12-warp blocks (0.399), two blocks of 128 registers per
-//   SM (0.388-0.399, RGB8 and gray8 slower), the taps' fragments read from
-//   shared memory to free 16 registers (0.428);
-// - the first step's chunk 0 not staged (no output reads it), and one window
-//   at even C staged from r8 before the tile, not lh (48 pixels a row, not
-//   64, for RGBA8): sigma 1 / 2 0.398-0.409 / 0.393-0.407 -> 0.373-0.379 /
-//   0.369-0.376 (RGBA8), RGB8 sigma 2 0.341 -> 0.333; staged so at NK = 2
-//   too, the kernel spills and sigma 5 ran 6% slower (0.554-0.560).
 constexpr int FUSED_NK = 3, FUSED_STAGES = 3;
 static_assert(GF_BLUR_SHIFT1(8) == 8 && GF_BLUR_SHIFT2(8) == 24, "the roundings below");
 
@@ -973,7 +957,7 @@ __global__ void __launch_bounds__(fused_geom<C, NK>::THREADS, fused_geom<C, NK>:
 }
 
 // Whether this build's blur_mma runs on the current device (compiled for sm_80 or later).
-static bool mma_available()
+bool mma_available()
 {
     cudaFuncAttributes a;
     if (cudaFuncGetAttributes(&a, blur_mma<uint8_t, 1, MMA_NK>) != cudaSuccess) {
@@ -983,15 +967,38 @@ static bool mma_available()
     return a.ptxVersion >= 80 && a.binaryVersion >= 80;
 }
 
-// Both passes through blur_mma; *ran false (nothing launched) where their shared memory does not fit.
+// Calls f.template operator()<V>() for the V in Vs that equals n.
+template <int... Vs, typename F> cudaError_t with_int(int n, F &&f)
+{
+    cudaError_t e = cudaErrorInvalidValue; // not reached: choose() checks n
+    ((n == Vs ? (e = f.template operator()<Vs>(), true) : false) || ...);
+    return e;
+}
+#define FUSED_NKS 1, 2, 3
+#define MMA_NK_LIST 4, 5, 7, 10
+#define REG_RADII 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+
+// The window count of blur_mma for radius R: the least built that covers it (0: none).
+int mma_nk(int R)
+{
+    const int nk = mma_windows(R);
+    for (int k : MMA_NKS)
+        if (nk <= k)
+            return k;
+    return 0;
+}
+
+template <int C, int NK> bool mma_fits()
+{
+    return gf_fit_smem(blur_mma<uint8_t, C, NK>, mma_geom<uint8_t, C, NK>::BYTES) &&
+           gf_fit_smem(blur_mma<uint16_t, C, NK>, mma_geom<uint16_t, C, NK>::BYTES);
+}
+
 template <int C, int NK>
-static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, int W, int H, const uint32_t *taps,
-                              int R, int border, cudaStream_t st, bool *ran)
+cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, int W, int H, const uint32_t *taps, int R,
+                       int border, cudaStream_t st)
 {
     constexpr int B1 = mma_geom<uint8_t, C, NK>::BYTES, B2 = mma_geom<uint16_t, C, NK>::BYTES;
-    *ran = gf_fit_smem(blur_mma<uint8_t, C, NK>, B1) && gf_fit_smem(blur_mma<uint16_t, C, NK>, B2);
-    if (!*ran)
-        return cudaSuccess;
     const int tx1 = (int)gf_blocks(W, MMA_X), tx2 = (int)gf_blocks(H, MMA_X);
     const int n1 = tx1 * (int)gf_blocks(H, MMA_LINES<uint8_t, C, NK>);
     const int n2 = tx2 * (int)gf_blocks(W, MMA_LINES<uint16_t, C, NK>);
@@ -1010,15 +1017,11 @@ static cudaError_t launch_mma(const uint8_t *src, uint16_t *mid, uint8_t *dst, i
     return cudaSuccess;
 }
 
-// Both passes in blur_fused; *ran false (nothing launched) where its shared memory does not fit.
 template <int C, int NK>
-static cudaError_t launch_fused(const uint8_t *src, uint8_t *dst, int W, int H, const uint32_t *taps, int R,
-                                int border, cudaStream_t st, bool *ran)
+cudaError_t launch_fused(const uint8_t *src, uint8_t *dst, int W, int H, const uint32_t *taps, int R, int border,
+                         cudaStream_t st)
 {
     using G = fused_geom<C, NK>;
-    *ran = gf_fit_smem(blur_fused<C, NK>, G::BYTES);
-    if (!*ran)
-        return cudaSuccess;
     const int xtiles = (int)gf_blocks(W, G::XT);
     const long ntasks = (long)xtiles * gf_blocks(H, G::HS);
     int sms = 0, per = 0;
@@ -1034,89 +1037,120 @@ static cudaError_t launch_fused(const uint8_t *src, uint8_t *dst, int W, int H, 
     return cudaSuccess;
 }
 
-// Calls f.template operator()<V>() for the v in V..MAX that equals n.
-template <int V, int MAX, typename F> static cudaError_t with_int(int n, F &&f)
+// ---- The path chooser, and the launch.
+
+enum path { GENERAL, REG, FUSED, MMA };
+const char *const paths[] = {"rows+cols", "register windows", "tensor cores in one pass", "tensor cores in two passes",
+                             nullptr};
+
+// centre: the centre tap (2^16 for a tiny sigma, which the tensor cores' byte split cannot hold)
+int choose_path(const gf_image *in, int R, uint32_t centre)
 {
-    if constexpr (V > MAX)
-        return cudaErrorInvalidValue; // not reached: the caller checks n
-    else
-        return n == V ? f.template operator()<V>() : with_int<V + 1, MAX>(n, f);
+    const int W = in->width, H = in->height, C = in->channels;
+    if (in->depth == 16)
+        return R <= REG_R && (W * C) % 2 == 0 ? REG : GENERAL;
+    if (!gf_word_rows(in) || centre >= 65536 || !mma_available())
+        return GENERAL;
+    const int nk = mma_windows(R);
+    bool fits = false;
+    gf_dispatch(in, [&]<typename T, int CC>() -> cudaError_t {
+        if (nk <= FUSED_NK)
+            with_int<FUSED_NKS>(nk, [&]<int K>() -> cudaError_t {
+                fits = gf_fit_smem(blur_fused<CC, K>, fused_geom<CC, K>::BYTES);
+                return cudaSuccess;
+            });
+        return cudaSuccess;
+    });
+    if (fits)
+        return FUSED;
+    if ((H * C) % 8 || !mma_nk(R))
+        return GENERAL;
+    gf_dispatch(in, [&]<typename T, int CC>() -> cudaError_t {
+        return with_int<MMA_NK_LIST>(mma_nk(R), [&]<int K>() -> cudaError_t {
+            fits = mma_fits<CC, K>();
+            return cudaSuccess;
+        });
+    });
+    return fits ? MMA : GENERAL;
 }
 
-} // namespace
-
-extern "C" size_t gf_blur_scratch_bytes(const gf_image *in)
+// The step's taps (*taps, which the caller frees), and the centre one.
+uint32_t centre_tap(const gf_step *s, int depth, uint32_t **taps, gf_status *st)
 {
-    return gf_samples(in) * (in->depth == 16 ? 4 : 2);
+    *st = gf_blur_taps(s->blur.sigma, s->blur.radius, GF_BLUR_BITS(depth), taps);
+    return *st ? 0 : (*taps)[0];
 }
 
-extern "C" cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps,
-                                      uint32_t centre_tap, int R, int border, int variant, cudaStream_t st)
+int choose(const gf_step *s, const gf_image *in)
 {
-    const int W = in->width, H = in->height, d = in->depth;
+    gf_status st;
+    uint32_t *q = nullptr;
+    const uint32_t c = centre_tap(s, in->depth, &q, &st);
+    free(q);
+    return st ? GENERAL : choose_path(in, s->blur.radius, c);
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    const int W = in->width, H = in->height, d = in->depth, R = s->blur.radius, border = s->border;
     const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
     const uint32_t maxval = gf_maxval(d);
-    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+    const cudaStream_t st = gf_cuda_stream(cu);
+    gf_status status;
+    uint32_t *q = nullptr;
+    const uint32_t centre = centre_tap(s, d, &q, &status);
+    void *d_taps = nullptr, *scratch = nullptr;
+    const int path = choose_path(in, R, centre);
+    if (!status)
+        status = gf_cuda_upload(cu, q, ((size_t)R + 1) * sizeof *q, &d_taps);
+    free(q);
+    if (!status && path != FUSED)
+        status = gf_cuda_scratch(cu, gf_samples(in) * (d == 16 ? 4 : 2), "blur intermediate", &scratch);
+    if (status)
+        return status;
+    const uint32_t *taps = (const uint32_t *)d_taps;
+    const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         using Mid = typename mid_of<T>::type;
-        Mid *mid = (Mid *)scratch;
         const T *src = (const T *)in->data;
         T *dst = (T *)out->data;
-        const size_t n = gf_samples(in);
+        Mid *mid = (Mid *)scratch;
         if constexpr (sizeof(T) == 1) {
-            // the tensor-core passes: every tap below 2^16 (two bytes; only the
-            // centre one can reach it), lines of whole 16-byte words in both
-            // passes (W * C bytes, H * C 16-bit samples)
-            // (lines of whole 16-byte words one way suffice for blur_fused, which
-            // takes the few windows of the small radii)
-            const int NK = mma_windows(R);
-            const bool mma = variant != GF_KERNEL_NAIVE && centre_tap < 65536 && (W * C) % 16 == 0 &&
-                             ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 && mma_available();
-            if (mma && NK <= FUSED_NK) {
-                bool ran = false;
-                const cudaError_t e = with_int<1, FUSED_NK>(NK, [&]<int K>() -> cudaError_t {
-                    return launch_fused<C, K>(src, dst, W, H, d_taps, R, border, st, &ran);
+            if (path == FUSED)
+                return with_int<FUSED_NKS>(mma_windows(R), [&]<int K>() {
+                    return launch_fused<C, K>(src, dst, W, H, taps, R, border, st);
                 });
-                if (e != cudaSuccess || ran)
-                    return e;
-            } else if (mma && (H * C) % 8 == 0 && NK <= MMA_NK && (uintptr_t)mid % 16 == 0) {
-                bool ran = false;
-                const cudaError_t e = with_int<FUSED_NK + 1, MMA_NK>(NK, [&]<int K>() -> cudaError_t {
-                    return launch_mma<C, K>(src, mid, dst, W, H, d_taps, R, border, st, &ran);
+            if (path == MMA)
+                return with_int<MMA_NK_LIST>(mma_nk(R), [&]<int K>() {
+                    return launch_mma<C, K>(src, mid, dst, W, H, taps, R, border, st);
                 });
-                if (e != cudaSuccess || ran)
-                    return e;
-            }
-        }
-        if (variant != GF_KERNEL_NAIVE && R >= 1 && R <= REG_R && (W * C) % 2 == 0)
-            return with_int<1, REG_R>(R, [&]<int RR>() -> cudaError_t {
-                constexpr int TILE = RTHREADS / C * RK;
-                const unsigned tiles = gf_blocks(W, TILE);
-                blur_rows_reg<T, C, RR><<<tiles * H, RTHREADS, 0, st>>>(src, mid, W, (int)tiles, d_taps, border, sh1);
+        } else if (path == REG) {
+            return with_int<REG_RADII>(R, [&]<int RR>() -> cudaError_t {
+                const unsigned tiles = gf_blocks(W, RTHREADS / C * RK);
+                blur_rows_reg<T, C, RR><<<tiles * H, RTHREADS, 0, st>>>(src, mid, W, (int)tiles, taps, border, sh1);
                 GF_LAUNCH_CHECK();
                 const int pairs = W * C / 2;
                 using IO = pair_io<T>;
                 blur_cols_reg<T, RR><<<dim3(gf_blocks(pairs, CTHREADS), gf_blocks(H, CK)), CTHREADS, 0, st>>>(
-                    (const typename IO::in *)mid, (typename IO::out *)dst, pairs, H, d_taps, border, sh2, maxval);
+                    (const typename IO::in *)mid, (typename IO::out *)dst, pairs, H, taps, border, sh2, maxval);
                 GF_LAUNCH_CHECK();
                 return cudaSuccess;
             });
-        const size_t row_smem = ((size_t)R + 1 + ((size_t)ROW_TILE + 2 * (size_t)R) * C) * 4;
-        if (variant == GF_KERNEL_NAIVE || !gf_fit_smem(blur_rows<T, C>, row_smem))
-            blur_rows_naive<T, C><<<gf_blocks(n, 256), 256, 0, st>>>(src, mid, W, H, d_taps, R, border, sh1);
-        else
-        {
-            const unsigned tiles = gf_blocks(W, ROW_TILE);
-            blur_rows<T, C><<<tiles * H, ROW_THREADS, row_smem, st>>>(src, mid, W, (int)tiles, d_taps, R, border, sh1);
         }
+        const unsigned tiles = gf_blocks(W, ROW_TILE);
+        const size_t rs = general_smem(ROW_TILE, C, R), cs = general_smem(COL_TY, COL_TX, R);
+        if (!gf_fit_smem(blur_rows<T, C>, rs) || !gf_fit_smem(blur_cols<T>, cs))
+            return cudaErrorInvalidConfiguration; // not reached: HCH bounds them (at most 147 KB)
+        blur_rows<T, C><<<tiles * H, ROW_THREADS, rs, st>>>(src, mid, W, (int)tiles, taps, R, border, sh1);
         GF_LAUNCH_CHECK();
         const int N = W * C;
-        const size_t col_smem = ((size_t)R + 1 + ((size_t)COL_TY + 2 * (size_t)R) * COL_TX) * 4;
-        if (variant == GF_KERNEL_NAIVE || !gf_fit_smem(blur_cols<T>, col_smem))
-            blur_cols_naive<T><<<gf_blocks(n, 256), 256, 0, st>>>(mid, dst, N, H, d_taps, R, border, sh2, maxval);
-        else
-            blur_cols<T><<<dim3(gf_blocks(N, COL_TX), gf_blocks(H, COL_TY)), dim3(COL_TX, COL_THREADS_Y), col_smem,
-                           st>>>(mid, dst, N, H, d_taps, R, border, sh2, maxval);
+        blur_cols<T><<<dim3(gf_blocks(N, COL_TX), gf_blocks(H, COL_TY)), dim3(COL_TX, COL_THREADS_Y), cs, st>>>(
+            mid, dst, N, H, taps, R, border, sh2, maxval);
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });
+    return gf_cuda_status(e, "blur kernels");
 }
+
+} // namespace
+
+extern "C" const gf_cuda_op gf_cuda_blur = {enqueue, nullptr, choose, paths};

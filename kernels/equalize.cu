@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: MIT
 // Histogram equalisation, identical to src/cpu/equalize.c, in three kernels:
 //  1. the full-resolution histogram (histogram.cu);
-//  2. per channel, one block of 1024 threads scans the counts (the scan
-//     pattern: each thread sums a contiguous chunk of levels, the block scans
-//     the 1024 chunk sums in shared memory (Hillis-Steele, log2(1024) steps,
-//     double-buffered), then each thread rescans its chunk from its offset)
-//     and writes the curve gf_equalize_value() as a lookup table; alpha gets
-//     the identity;
+//  2. per channel, one block of 1024 threads scans the counts (each thread
+//     sums a contiguous chunk of levels, CUB's block scan gives each its
+//     offset, then each thread rescans its chunk from there) and writes the
+//     curve gf_equalize_value() as a lookup table; alpha gets the identity;
 //  3. the samples mapped through their channel's table: 8-bit images whose
 //     buffers are 16-byte aligned by equalize_apply8 (below), the rest one
 //     thread per sample.
+#include <cub/block/block_scan.cuh>
+
 #include "kernel_util.cuh"
 
 namespace {
 
 constexpr int SCAN_THREADS = 1024;
 
-__global__ void equalize_lut(const unsigned long long *__restrict__ counts, uint32_t *__restrict__ lut, int levels,
-                             int channels, unsigned long long n)
+__global__ void __launch_bounds__(SCAN_THREADS)
+    equalize_lut(const unsigned long long *__restrict__ counts, uint32_t *__restrict__ lut, int levels, int channels,
+                 unsigned long long n)
 {
-    __shared__ unsigned long long s_sum[2][SCAN_THREADS];
+    using Scan = cub::BlockScan<unsigned long long, SCAN_THREADS>;
+    __shared__ typename Scan::TempStorage s_scan;
     __shared__ int s_first;
     const int c = blockIdx.x, t = threadIdx.x;
     const unsigned long long *h = counts + (size_t)c * levels;
@@ -34,22 +36,15 @@ __global__ void equalize_lut(const unsigned long long *__restrict__ counts, uint
     if (t == 0)
         s_first = levels;
     __syncthreads();
-    unsigned long long sum = 0;
+    unsigned long long sum = 0, cdf;
     for (int v = lo; v < hi; v++) {
         sum += h[v];
         if (h[v] && sum == h[v]) // first non-zero level of this chunk
             atomicMin(&s_first, v);
     }
-    s_sum[0][t] = sum;
-    __syncthreads();
-    int src = 0;
-    for (int off = 1; off < SCAN_THREADS; off <<= 1) { // inclusive scan of the chunk sums
-        s_sum[1 - src][t] = s_sum[src][t] + (t >= off ? s_sum[src][t - off] : 0);
-        src = 1 - src;
-        __syncthreads();
-    }
+    Scan(s_scan).ExclusiveSum(sum, cdf);
+    __syncthreads(); // s_first complete
     const unsigned long long cmin = s_first < levels ? h[s_first] : 0; // an empty histogram cannot occur
-    unsigned long long cdf = s_sum[src][t] - sum; // exclusive prefix
     for (int v = lo; v < hi; v++) {
         cdf += h[v];
         l[v] = gf_equalize_value(cdf, cmin, n, maxval, (uint32_t)v);
@@ -70,10 +65,7 @@ __global__ void equalize_apply(const T *__restrict__ in, T *__restrict__ out, si
 // lane: byte s of channel c's table lies in 32-bit word (c * 64 + s / 4) * 32
 // + l of lane l's copy, that is in bank l, so the 32 lookups of a warp never
 // share a bank (C x 8 KB).  The samples after the last whole word, fewer than
-// 16, are mapped by block 0 from the table in global memory.  H200, 8192^2,
-// the whole equalisation, RGBA8 / RGB8 / gray8: 0.277-0.281 / 0.231-0.232 /
-// 0.077-0.078 ms, against 0.817 / 0.637 / 0.206 with one thread per sample (a
-// byte load, a lookup in global memory and a byte store).
+// 16, are mapped by block 0 from the table in global memory.
 constexpr int AT = 256, AU = 4;
 
 // The four samples of x (channel c0 for its first byte) through this lane's tables t.
@@ -125,46 +117,59 @@ __global__ void __launch_bounds__(AT) equalize_apply8(const uint4 *__restrict__ 
     }
 }
 
-} // namespace
 
-extern "C" size_t gf_equalize_scratch_bytes(const gf_image *in)
+enum path { APPLY, APPLY8 };
+const char *const paths[] = {"a thread a sample", "16-byte words and tables per lane", nullptr};
+
+int choose(const gf_step *, const gf_image *in)
 {
-    const size_t levels = (size_t)gf_maxval(in->depth) + 1;
-    return (size_t)in->channels * levels * (sizeof(unsigned long long) + sizeof(uint32_t));
+    return in->depth == 8 ? APPLY8 : APPLY; // device buffers are 16-byte aligned
 }
 
-extern "C" cudaError_t gf_equalize_launch(const gf_image *in, gf_image *out, void *scratch, cudaStream_t st)
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int levels = (int)gf_maxval(in->depth) + 1;
+    const size_t entries = (size_t)in->channels * levels;
+    void *scratch;
+    gf_status status = gf_cuda_scratch(cu, entries * (sizeof(unsigned long long) + sizeof(uint32_t)),
+                                       "equalize tables", &scratch);
+    if (status)
+        return status;
     unsigned long long *counts = (unsigned long long *)scratch;
-    uint32_t *lut = (uint32_t *)(counts + (size_t)in->channels * levels);
+    uint32_t *lut = (uint32_t *)(counts + entries);
+    const cudaStream_t st = gf_cuda_stream(cu);
     cudaError_t e = gf_histogram_launch(in, levels, counts, st);
-    if (e != cudaSuccess)
-        return e;
-    equalize_lut<<<in->channels, SCAN_THREADS, 0, st>>>(counts, lut, levels, in->channels,
-                                                         (unsigned long long)in->width * in->height);
-    GF_LAUNCH_CHECK();
     int sms = 1;
-    if ((e = gf_sm_count(&sms)) != cudaSuccess)
-        return e;
-    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        const size_t n = gf_samples(in);
-        if (sizeof(T) == 1 && ((uintptr_t)in->data | (uintptr_t)out->data) % 16 == 0) {
-            // as many blocks as fit the SMs at once, each taking an equal share of the words
-            const size_t smem = (size_t)C * 8192;
-            int per_sm = 0;
-            cudaError_t oe = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, equalize_apply8<C>, AT, smem);
-            if (oe != cudaSuccess)
-                return oe;
-            unsigned blocks = gf_blocks(n / 16, AT * AU);
-            const unsigned most = (unsigned)max(1, per_sm) * (unsigned)sms;
-            blocks = max(1u, min(blocks, most));
-            equalize_apply8<C><<<blocks, AT, smem, st>>>((const uint4 *)in->data, (uint4 *)out->data, n, lut);
-        } else {
-            equalize_apply<T, C><<<gf_blocks(n, 256), 256, 0, st>>>((const T *)in->data, (T *)out->data, n, lut,
-                                                                    levels);
-        }
-        GF_LAUNCH_CHECK();
-        return cudaSuccess;
-    });
+    if (e == cudaSuccess) {
+        equalize_lut<<<in->channels, SCAN_THREADS, 0, st>>>(counts, lut, levels, in->channels,
+                                                             (unsigned long long)in->width * in->height);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = gf_sm_count(&sms);
+    if (e == cudaSuccess)
+        e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+            const size_t n = gf_samples(in);
+            if (choose(s, in) == APPLY8) {
+                // as many blocks as fit the SMs at once, each taking an equal share of the words
+                const size_t smem = (size_t)C * 8192;
+                int per_sm = 0;
+                cudaError_t oe = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, equalize_apply8<C>, AT, smem);
+                if (oe != cudaSuccess)
+                    return oe;
+                const unsigned most = (unsigned)max(1, per_sm) * (unsigned)sms;
+                const unsigned blocks = max(1u, min(gf_blocks(n / 16, AT * AU), most));
+                equalize_apply8<C><<<blocks, AT, smem, st>>>((const uint4 *)in->data, (uint4 *)out->data, n, lut);
+            } else {
+                equalize_apply<T, C><<<gf_blocks(n, 256), 256, 0, st>>>((const T *)in->data, (T *)out->data, n, lut,
+                                                                        levels);
+            }
+            GF_LAUNCH_CHECK();
+            return cudaSuccess;
+        });
+    return gf_cuda_status(e, "equalize kernels");
 }
+
+} // namespace
+
+extern "C" const gf_cuda_op gf_cuda_equalize = {enqueue, nullptr, choose, paths};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The C interface of all kernels: one launcher per op, C types only.
- * Images are packed (stride = width * channels * bytes) in device memory.
- * Every launcher checks its launches and returns the first CUDA error. */
+/* What kernels/<op>.cu may use of the CUDA back end (src/cuda.c), C types
+ * only.  Images are packed (stride = width * channels * bytes) in device
+ * memory, 256-byte aligned. */
 #ifndef GF_KERNELS_H
 #define GF_KERNELS_H
 
@@ -10,34 +10,29 @@
 
 #include <cuda_runtime_api.h>
 
-#include "image.h"
+#include "ops.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Kernel choice: the shared-memory tiled kernels, or the straightforward
- * global-memory ones (the benchmark's baseline; results are identical). */
-enum gf_kernel_variant { GF_KERNEL_TILED = 0, GF_KERNEL_NAIVE = 1 };
+/* The stream every op of a chain enqueues on. */
+cudaStream_t gf_cuda_stream(struct gf_cuda *cu);
+/* Device scratch of at least `bytes` for the current step (`what` names it
+ * in an out-of-memory message); its contents do not outlive the step. */
+gf_status gf_cuda_scratch(struct gf_cuda *cu, size_t bytes, const char *what, void **p);
+/* Copies `bytes` of host data (blur taps) to device memory kept until the next call. */
+gf_status gf_cuda_upload(struct gf_cuda *cu, const void *host, size_t bytes, void **p);
+/* GF_OK, or the CUDA error `e` of `what` as a gf_status with its detail. */
+gf_status gf_cuda_status(cudaError_t e, const char *what);
 
-/* Bytes of device scratch each launcher needs (0: none). */
-size_t gf_blur_scratch_bytes(const gf_image *in);
-size_t gf_box_scratch_bytes(const gf_image *in, int radius, int variant);
-size_t gf_equalize_scratch_bytes(const gf_image *in);
-
-/* centre_tap = taps[0] picks the kernels (the others, counted twice, are at most half the sum) */
-cudaError_t gf_blur_launch(const gf_image *in, gf_image *out, void *scratch, const uint32_t *d_taps,
-                           uint32_t centre_tap, int radius, int border, int variant, cudaStream_t s);
-cudaError_t gf_box_launch(const gf_image *in, gf_image *out, void *scratch, int radius, int border, int variant,
-                          cudaStream_t s);
-cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, int kernel4, int border, int variant,
-                                cudaStream_t s);
-cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, int orient, cudaStream_t s);
-cudaError_t gf_rotate_launch(const gf_image *in, gf_image *out, double ca, double sa, const uint32_t bg[4],
-                             cudaStream_t s);
-/* counts[ch * bins + b], zeroed by the launcher. */
-cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigned long long *d_counts, cudaStream_t s);
-cudaError_t gf_equalize_launch(const gf_image *in, gf_image *out, void *scratch, cudaStream_t s);
+/* Kernels one op borrows from another. */
+/* The eight symmetries (orient.cu), for -rotate at right angles. */
+cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, enum gf_orient o, cudaStream_t st);
+/* The index in gf_cuda_orient.paths of the kernels gf_orient_launch takes. */
+int gf_orient_path(const gf_image *in, enum gf_orient o);
+/* counts[ch * bins + b] (zeroed here) of the samples >> (depth - log2 bins) (histogram.cu). */
+cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigned long long *d_counts, cudaStream_t st);
 
 #ifdef __cplusplus
 }

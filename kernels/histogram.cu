@@ -2,7 +2,7 @@
 // Histogram: exact counts per channel, identical to src/cpu/histogram.c.
 //
 // 8-bit samples: hist_lanes (below), shared-memory atomics on a copy of the
-// counters per lane, so that a warp's atomics never share a bank.  Other
+// counters per lane, so that a warp's atomics never share a bank.  16-bit
 // samples: privatised per block: each block of 512 threads keeps its own C x
 // bins histogram of 32-bit counters in shared memory (while C * bins * 4
 // bytes fit in 48 KB: 16-bit with up to 2048 bins), walks a grid-stride share
@@ -12,6 +12,7 @@
 // histograms (16-bit at full resolution, for -equalize) count with global
 // atomics.
 #include <algorithm>
+#include <cstdlib>
 
 #include "kernel_util.cuh"
 
@@ -61,26 +62,18 @@ __global__ void hist_shared(const T *__restrict__ in, size_t pixels, int bins, i
             atomicAdd(&counts[i], (unsigned long long)s_hist[i]);
 }
 
-// 8-bit samples.  With one histogram a block (hist_shared), a warp's 32
-// atomics fall in banks as their values do: on random data an atomic took 3.2
-// shared-memory wavefronts (ncu, H200, 8192^2 RGBA8: 27.2 M for 8.4 M atomics,
-// the shared-memory pipe 88% busy, 0.130 ms).  Here every lane of a block has
-// counters of its own, lane l's in bank l, so that an atomic is one wavefront
+// 8-bit samples.  With one histogram a block, a warp's 32 atomics fall in
+// banks as their values do.  Here every lane of a block has counters of its
+// own, lane l's in bank l, so that an atomic is one shared-memory wavefront
 // whatever the values: value v of slot s at byte v * 256 + (s % 2) * 128 + 4 l
 // + (s / 2) * 65536, whose address for the value in byte b of a word is one
 // byte permute (v into bits 8 to 15).  Slot s counts channel s % C: gray8
-// has two slots, its samples' positions mod 2 (four slots for gray8 and
-// gray+alpha, 128 KB: 4-8% slower).  The block's 32 warps read 16-byte
-// words, RGB8 three at a time (16 pixels, so that each byte's channel is
-// fixed).  At the end four threads a value sum its counters over the lanes and the slots of
-// each channel, and one atomic a channel and value goes to the global counts,
-// bins folded (v >> shift).  (A warp a (slot, value) row, one global atomic
-// each, took 6-13 us more: H200, 8192^2, ms, RGBA8 / RGB8 / gray+alpha /
-// gray8 0.082-0.085 / 0.065-0.067 / 0.045-0.046 / 0.035-0.037 -> 0.073-0.076
-// / 0.059-0.060 / 0.039 / 0.024.)  A lane's counter counts at most the
-// block's samples, fewer than 2^32.  (Counters of each thread's own instead,
-// 8-bit, 1 KB a thread, each step's four loads out before its four stores:
-// RGBA8 0.165-0.169 ms, six warps an SM too few to cover the steps' latency.)
+// has two slots, its samples' positions mod 2.  The block's 32 warps read
+// 16-byte words, RGB8 three at a time (16 pixels, so that each byte's channel
+// is fixed).  At the end four threads a value sum its counters over the lanes
+// and the slots of each channel, and one atomic a channel and value goes to
+// the global counts, bins folded (v >> shift).  A lane's counter counts at
+// most the block's samples, fewer than 2^32.
 constexpr int LT = 1024; // threads a block, one block an SM (64 or 128 KB of counters)
 template <int C> struct lanes_shape {
     static constexpr int NS = C == 1 ? 2 : C; // slots
@@ -158,6 +151,57 @@ __global__ void hist_global(const T *__restrict__ in, size_t pixels, int bins, i
             atomicAdd(&counts[(size_t)c * bins + (in[p * C + c] >> shift)], 1ull);
 }
 
+
+enum path { LANES, SHARED, GLOBAL };
+const char *const paths[] = {"per-lane counters", "block counters", "global counters", nullptr};
+
+int choose_path(const gf_image *in, int bins)
+{
+    if (in->depth == 8 && gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+            return gf_fit_smem(hist_lanes<C>, lanes_shape<C>::SMEM) ? cudaSuccess : cudaErrorInvalidConfiguration;
+        }) == cudaSuccess)
+        return LANES;
+    return (size_t)in->channels * bins * 4 <= 48 * 1024 ? SHARED : GLOBAL;
+}
+
+int choose(const gf_step *s, const gf_image *in)
+{
+    return choose_path(in, gf_histogram_bins(s, in->depth));
+}
+
+gf_status counts(gf_cuda *cu, const gf_step *s, const gf_image *in, unsigned long long **d)
+{
+    const int bins = gf_histogram_bins(s, in->depth);
+    return gf_cuda_scratch(cu, (size_t)in->channels * bins * sizeof **d, "histogram", (void **)d);
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *)
+{
+    unsigned long long *d;
+    gf_status st = counts(cu, s, in, &d);
+    return st ? st
+              : gf_cuda_status(gf_histogram_launch(in, gf_histogram_bins(s, in->depth), d, gf_cuda_stream(cu)),
+                               "histogram kernel");
+}
+
+// Once the kernels are done: the counts to the host and the file.
+gf_status finish(gf_cuda *cu, const gf_step *s, const gf_image *in)
+{
+    const int bins = gf_histogram_bins(s, in->depth);
+    const size_t n = (size_t)in->channels * bins;
+    unsigned long long *d;
+    gf_status st = counts(cu, s, in, &d);
+    uint64_t *host = st ? nullptr : (uint64_t *)malloc(n * sizeof *host);
+    if (!st && !host)
+        st = gf_error(GF_ENOMEM, "out of memory");
+    if (!st)
+        st = gf_cuda_status(cudaMemcpy(host, d, n * sizeof *host, cudaMemcpyDeviceToHost), "histogram download");
+    if (!st)
+        st = gf_histogram_write(s->histogram.path, in, bins, host);
+    free(host);
+    return st;
+}
+
 } // namespace
 
 extern "C" cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigned long long *d_counts, cudaStream_t st)
@@ -166,34 +210,29 @@ extern "C" cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigne
     while ((1 << (in->depth - shift)) > bins)
         shift++;
     cudaError_t e = cudaMemsetAsync(d_counts, 0, sizeof *d_counts * (size_t)in->channels * bins, st);
-    if (e != cudaSuccess)
-        return e;
     int sms = 1;
-    if ((e = gf_sm_count(&sms)) != cudaSuccess)
+    if (e != cudaSuccess || (e = gf_sm_count(&sms)) != cudaSuccess)
         return e;
     const size_t pixels = (size_t)in->width * in->height;
-    const size_t smem = (size_t)in->channels * bins * 4;
+    const int path = choose_path(in, bins);
     return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         const T *src = (const T *)in->data;
-        unsigned blocks = gf_blocks(pixels, THREADS);
-        if constexpr (sizeof(T) == 1)
-            if (gf_fit_smem(hist_lanes<C>, lanes_shape<C>::SMEM)) {
-                // as many blocks as SMs, fewer for a small image, more where a block would own 2^31 samples
-                const size_t samples = pixels * C, least = (samples >> 31) + 1;
-                const size_t nb = std::max(least, std::min((size_t)sms, samples / (LT * 16) + 1));
-                hist_lanes<C><<<(unsigned)nb, LT, lanes_shape<C>::SMEM, st>>>((const uint8_t *)in->data, samples, bins,
-                                                                              shift, d_counts);
-                GF_LAUNCH_CHECK();
-                return cudaSuccess;
-            }
-        if (smem <= 48 * 1024) {
-            blocks = blocks < 4u * sms ? blocks : 4u * sms; // a few blocks per SM: merges stay cheap
-            hist_shared<T, C><<<blocks, THREADS, smem, st>>>(src, pixels, bins, shift, d_counts);
+        const unsigned blocks = gf_blocks(pixels, THREADS);
+        if (path == LANES) {
+            // as many blocks as SMs, fewer for a small image, more where a block would own 2^31 samples
+            const size_t samples = pixels * C, least = (samples >> 31) + 1;
+            const size_t nb = std::max(least, std::min((size_t)sms, samples / (LT * 16) + 1));
+            hist_lanes<C><<<(unsigned)nb, LT, lanes_shape<C>::SMEM, st>>>((const uint8_t *)src, samples, bins, shift,
+                                                                          d_counts);
+        } else if (path == SHARED) { // a few blocks per SM: merges stay cheap
+            hist_shared<T, C><<<std::min(blocks, 4u * sms), THREADS, (size_t)C * bins * 4, st>>>(src, pixels, bins,
+                                                                                                 shift, d_counts);
         } else {
-            blocks = blocks < 16u * sms ? blocks : 16u * sms;
-            hist_global<T, C><<<blocks, THREADS, 0, st>>>(src, pixels, bins, shift, d_counts);
+            hist_global<T, C><<<std::min(blocks, 16u * sms), THREADS, 0, st>>>(src, pixels, bins, shift, d_counts);
         }
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });
 }
+
+extern "C" const gf_cuda_op gf_cuda_histogram = {enqueue, finish, choose, paths};

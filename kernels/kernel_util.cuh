@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Helpers shared by the kernels: launch checking, depth/channel dispatch.
+// Helpers shared by the kernels: launch checking, depth and channel dispatch,
+// a few byte and copy instructions.
 #ifndef GF_KERNEL_UTIL_CUH
 #define GF_KERNEL_UTIL_CUH
 
@@ -25,7 +26,13 @@ static inline size_t gf_samples(const gf_image *img)
     return (size_t)img->width * img->height * img->channels;
 }
 
-// An attribute of the current device, and its number of SMs.
+// Rows of whole 16-byte words: the word kernels' condition (device buffers are 256-byte aligned).
+static inline bool gf_word_rows(const gf_image *img)
+{
+    return (size_t)img->width * img->channels * (img->depth / 8) % 16 == 0;
+}
+
+// An attribute of the current device.
 static inline cudaError_t gf_device_attr(cudaDeviceAttr attr, int *v)
 {
     int dev = 0;
@@ -38,7 +45,7 @@ static inline cudaError_t gf_sm_count(int *sms)
     return gf_device_attr(cudaDevAttrMultiProcessorCount, sms);
 }
 
-// Calls F.template operator()<T, C>() for the image's sample type and channel count.
+// Calls f.template operator()<T, C>() for the image's sample type and channel count.
 template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
 {
     if (img->depth == 8) {
@@ -57,29 +64,6 @@ template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
     }
 }
 
-// Stages the samples of pixels [x0 - R, x0 + TILE + R) of one row of C
-// channels into s, one per 32-bit word, the border rule applied (zero: 0);
-// the THREADS threads of a 1-D block share the work (compile-time counts: with
-// blockDim.x and a run-time tile the row passes ran 20-70% slower).  Where the
-// span lies inside the row it is one contiguous run, copied without border
-// arithmetic.
-template <typename T, int C, int THREADS, int TILE>
-__device__ __forceinline__ void gf_stage_row(const T *__restrict__ row, uint32_t *s, int W, int x0, int R, int border)
-{
-    const int span = (TILE + 2 * R) * C;
-    if (x0 >= R && x0 + TILE + R <= W) {
-        const T *src = row + (size_t)(x0 - R) * C;
-        for (int k = threadIdx.x; k < span; k += THREADS)
-            s[k] = src[k];
-    } else {
-        for (int k = threadIdx.x; k < span; k += THREADS) {
-            const int p = k / C, c = k - p * C;
-            const long sx = gf_border_index((long)x0 - R + p, W, border);
-            s[k] = sx < 0 ? 0u : (uint32_t)row[sx * C + c];
-        }
-    }
-}
-
 // One 16-byte cp.async from global to shared memory (L1 bypassed), in the
 // group the next cp.async.commit_group closes.
 __device__ __forceinline__ void gf_cp_async16(void *dst, const void *src)
@@ -87,13 +71,13 @@ __device__ __forceinline__ void gf_cp_async16(void *dst, const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src));
 }
 
-// The low bytes of a, b, c and d as the bytes 0 to 3 of one word (three byte permutes).
+// The low bytes of a, b, c and d as the bytes 0 to 3 of one word.
 __device__ __forceinline__ uint32_t gf_pack_bytes(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
 }
 
-// Opt a kernel into more than 48 KB of dynamic shared memory when asked; false if it cannot fit.
+// Opts a kernel into more than 48 KB of dynamic shared memory when asked; false if it cannot fit.
 template <typename K> static bool gf_fit_smem(K kernel, size_t bytes)
 {
     int optin = 0;

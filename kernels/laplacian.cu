@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Laplacian (8- or 4-neighbour), bit-identical to src/cpu/laplacian.c.
 //
-// Images whose rows are whole 16-byte words take words3x3::stencil (16 bytes
-// per thread: 8-bit samples by lap_op, SIMD in 16-bit lanes; 16-bit samples
-// by lap16_op); the rest take laplacian_tiled:
-//
-// One block of 32 x 8 threads per tile of TX = 32 x TY = 16 pixels; the block
-// stages the tile plus a one-pixel halo, (TY + 2) x (TX + 2) pixels x C
+// Rows of whole 16-byte words take words3x3::stencil (lap_op for 8-bit
+// samples, SIMD in 16-bit lanes; lap16_op for 16-bit); the rest take
+// laplacian_tiled: one block of 32 x 8 threads per tile of TX = 32 x TY = 16
+// pixels stages the tile plus a one-pixel halo, (TY + 2) x (TX + 2) pixels x C
 // channels, as 32-bit words in shared memory (border rule applied while
-// loading; row loads are consecutive words, coalesced in global memory).  Each
-// thread then computes two pixels, all colour channels; alpha is copied.
-// The row pitch (TX + 2) * C words is odd for C = 1, 3 and 2 mod 4 for C = 2,
-// 4, so a warp reading 32 neighbouring pixels of one row hits distinct banks
-// for C = 1 and at most 2-way for the interleaved channels.
+// loading, row loads coalesced); each thread then computes two pixels, all
+// colour channels, and copies alpha.  The row pitch (TX + 2) C words is odd
+// for C = 1, 3 and 2 mod 4 for C = 2, 4: a warp reading 32 neighbouring pixels
+// of a row hits distinct banks for C = 1, at most 2-way for the others.
 #include "words3x3.cuh"
 
 namespace {
@@ -75,14 +72,7 @@ __global__ void laplacian_tiled(const T *__restrict__ in, T *__restrict__ out, i
 // no lane borrows from the next), and the sums (8) or centres (4) that the
 // next output row subtracts; the row below then gives |D - B - its part|.
 template <int C, bool K4> struct lap_op {
-    // 6 blocks an SM (80 registers) rather than the 5 that ptxas chose (96-104
-    // registers): H200, 8192^2, Laplacian 8 / 4, ms: RGBA8 0.161-0.162 /
-    // 0.161-0.162 -> 0.157-0.159 / 0.157-0.158, RGB8 0.131-0.133 / 0.137-0.139
-    // -> 0.129-0.130 / 0.127-0.128, gray8 0.055-0.056 / 0.057-0.058 -> 0.055 /
-    // 0.054-0.055 (when each row's centre and sums were kept, and spilled
-    // 60-190 bytes); 8 (64 registers) spilled more and was 30-70% slower.
-    // With the partial results: 7 1-6% slower (gray8 Laplacian 8 0.052-0.054
-    // ms against 0.051), 8 RGBA8 0.216 against 0.158, gray8 0.054
+    // 6 blocks an SM: 80 registers
     static constexpr int MIN_BLOCKS = 6, Z = 1;
     // D = 9m - h(y - 1) - h(y) + B in [0, 2295 + B] (h: a row's sum, <= 765), or 5m - m(y - 1) - h(y) + B
     static constexpr uint32_t B = (K4 ? 255 + 765 : 2 * 765) * 0x10001u;
@@ -92,8 +82,7 @@ template <int C, bool K4> struct lap_op {
     };
     uint32_t dE[4], dO[4], m[4]; // D; the words of D's row (alpha)
     kept p;                      // of D's row
-    // |x - y| per 16-bit lane: max.u16x2, min.u16x2 and a subtraction that
-    // cannot borrow across lanes (3 instructions; __vabsdiffu2 takes 13 on sm_90)
+    // |x - y| per 16-bit lane: max, min and a subtraction that cannot borrow across lanes
     static __device__ uint32_t absdiff2(uint32_t x, uint32_t y) { return __vmaxu2(x, y) - __vminu2(x, y); }
     static __device__ kept keep(const words3x3::row &r)
     {
@@ -133,15 +122,6 @@ template <int C, bool K4> struct lap_op {
 // 16-bit samples (words3x3::row16): a 32-bit word a sample, signed.  D, the
 // output row's centre term less the sums (8) or centres (4) of the rows seen so
 // far, is within +-9 * 65535; the row below gives min(|D - its part|, 65535).
-// Where laplacian_tiled loaded and stored a 2-byte sample a thread and read
-// nine 32-bit words of shared memory an output: H200, 8192^2, Laplacian 8 / 4,
-// ms, RGBA16 1.278-1.280 / 0.680-0.684 -> 0.302 / 0.293-0.294, RGB16
-// 0.693-0.694 / 0.665-0.666 -> 0.230-0.232 / 0.228-0.229, gray+alpha16
-// 0.432-0.437 / 0.395-0.400 -> 0.154-0.155 / 0.154, gray16 0.396-0.400 /
-// 0.382-0.386 -> 0.087 / 0.086-0.087 (RGBA16's copy: 0.259).  6 blocks an SM
-// (80 registers; RGBA16's Laplacian 8 spills 8 bytes, RGB16's 32-40) where
-// ptxas chose 5 (72-90 registers): RGBA16 and RGB16 3-10% faster, the others
-// the same.
 template <int C, bool K4> struct lap16_op {
     static constexpr int MIN_BLOCKS = 6, Z = 2;
     // alpha's half of word j (C = 2: every high half; C = 4: samples 3 and 7)
@@ -180,57 +160,37 @@ template <int C, bool K4> struct lap16_op {
     }
 };
 
-template <typename T, int C>
-__global__ void laplacian_naive(const T *__restrict__ in, T *__restrict__ out, int W, int H, int k4, int border,
-                                uint32_t maxval)
+enum path { TILED, WORDS };
+const char *const paths[] = {"tiled", "3x3 words", nullptr};
+
+int choose(const gf_step *, const gf_image *in)
 {
-    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= (size_t)W * H)
-        return;
-    const long x = (long)(k % W), y = (long)(k / W);
-    constexpr int CC = (C == 2 || C == 4) ? C - 1 : C;
-    for (int c = 0; c < CC; c++) {
-        int64_t v = 0;
-        for (int j = -1; j <= 1; j++)
-            for (int i = -1; i <= 1; i++) {
-                const int w = (i == 0 && j == 0) ? (k4 ? 4 : 8) : (k4 && i != 0 && j != 0) ? 0 : -1;
-                const long sx = gf_border_index(x + i, W, border), sy = gf_border_index(y + j, H, border);
-                if (w && sx >= 0 && sy >= 0)
-                    v += w * (int64_t)in[((size_t)sy * W + sx) * C + c];
-            }
-        if (v < 0)
-            v = -v;
-        out[k * C + c] = (T)(v > maxval ? maxval : v);
-    }
-    if (CC < C)
-        out[k * C + C - 1] = in[k * C + C - 1];
+    return gf_word_rows(in) ? WORDS : TILED;
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    const int W = in->width, H = in->height, border = s->border;
+    const bool k4 = s->laplacian.neighbours == 4;
+    const uint32_t maxval = gf_maxval(in->depth);
+    const cudaStream_t st = gf_cuda_stream(cu);
+    const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+        if (choose(s, in) == WORDS) {
+            if constexpr (sizeof(T) == 2)
+                return k4 ? words3x3::launch<C, lap16_op<C, true>>(in, out, border, st)
+                          : words3x3::launch<C, lap16_op<C, false>>(in, out, border, st);
+            else
+                return k4 ? words3x3::launch<C, lap_op<C, true>>(in, out, border, st)
+                          : words3x3::launch<C, lap_op<C, false>>(in, out, border, st);
+        }
+        laplacian_tiled<T, C><<<dim3(gf_blocks(W, TX), gf_blocks(H, TY)), dim3(TX, THREADS_Y), 0, st>>>(
+            (const T *)in->data, (T *)out->data, W, H, k4, border, maxval);
+        GF_LAUNCH_CHECK();
+        return cudaSuccess;
+    });
+    return gf_cuda_status(e, "laplacian kernel");
 }
 
 } // namespace
 
-extern "C" cudaError_t gf_laplacian_launch(const gf_image *in, gf_image *out, int kernel4, int border, int variant,
-                                           cudaStream_t st)
-{
-    const int W = in->width, H = in->height;
-    const uint32_t maxval = gf_maxval(in->depth);
-    return gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        const T *src = (const T *)in->data;
-        T *dst = (T *)out->data;
-        if (variant != GF_KERNEL_NAIVE && words3x3::fits(in, out)) {
-            if constexpr (sizeof(T) == 2)
-                return kernel4 ? words3x3::launch<C, lap16_op<C, true>>(in, out, border, st)
-                               : words3x3::launch<C, lap16_op<C, false>>(in, out, border, st);
-            else
-                return kernel4 ? words3x3::launch<C, lap_op<C, true>>(in, out, border, st)
-                               : words3x3::launch<C, lap_op<C, false>>(in, out, border, st);
-        }
-        if (variant == GF_KERNEL_NAIVE)
-            laplacian_naive<T, C><<<gf_blocks((size_t)W * H, 256), 256, 0, st>>>(src, dst, W, H, kernel4, border,
-                                                                                maxval);
-        else
-            laplacian_tiled<T, C><<<dim3(gf_blocks(W, TX), gf_blocks(H, TY)), dim3(TX, THREADS_Y), 0, st>>>(
-                src, dst, W, H, kernel4, border, maxval);
-        GF_LAUNCH_CHECK();
-        return cudaSuccess;
-    });
-}
+extern "C" const gf_cuda_op gf_cuda_laplacian = {enqueue, nullptr, choose, paths};

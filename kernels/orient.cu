@@ -157,8 +157,8 @@ template <int M = 0> __device__ __forceinline__ void reverse_rgb16(const uint32_
 // A warp's lanes each hold one 48-byte chunk (three 16-byte words) of each of
 // K rows, the chunks of lanes [0, 32) side by side in memory in runs of L
 // lanes.  Straight from memory, a lane's three words 48 bytes apart make three
-// loads or stores of a warp per 1.5 KB, each touching a third of its sectors
-// (RGB8 at 0.58-0.69 of the copy ceiling).  Instead the warp moves words that
+// loads or stores of a warp per 1.5 KB, each touching a third of its sectors.
+// Instead the warp moves words that
 // are consecutive across lanes (word i by lane i % 32) and passes them through
 // its own shared memory, st[K][96]: all K rows' loads are issued before the
 // first is used.  `run(k, r)` is the address of row k's run r; words at and
@@ -398,45 +398,74 @@ cudaError_t swap_edges(const P *src, P *dst, int W, int H, int fx, int fy, int f
     return cudaSuccess;
 }
 
-template <int B> cudaError_t launch(const gf_image *in, gf_image *out, int o, cudaStream_t st)
+enum path { DIRECT, DIRECT16, MIRROR48, SWAP, SWAP16 };
+const char *const paths[] = {"rows", "rows of 16-byte words", "RGB8 rows of 48-byte chunks", "tiles",
+                             "tiles of 16-byte words", nullptr};
+
+int choose_path(const gf_image *in, enum gf_orient o)
+{
+    const int W = in->width, H = in->height, B = in->channels * in->depth / 8;
+    const bool words = gf_word_rows(in); // device buffers are 16-byte aligned
+    if (o & GF_OR_SWAP) {
+        const int TP = B == 1 ? swap16<1>::TP : 64;
+        return B <= 4 && words && ((size_t)H * B) % 16 == 0 && W >= TP && H >= TP ? SWAP16 : SWAP;
+    }
+    if (words && (!(o & GF_OR_FX) || B != 3 && B != 6))
+        return DIRECT16;
+    return B == 3 && (o & GF_OR_FX) && W % 16 == 0 ? MIRROR48 : DIRECT;
+}
+
+template <int B> cudaError_t launch(const gf_image *in, gf_image *out, enum gf_orient o, cudaStream_t st)
 {
     const pixel<B> *src = (const pixel<B> *)in->data;
     pixel<B> *dst = (pixel<B> *)out->data;
     const int W = in->width, H = in->height, fx = !!(o & GF_OR_FX), fy = !!(o & GF_OR_FY);
-    const size_t row_bytes = (size_t)W * B;
-    const bool aligned = ((uintptr_t)src | (uintptr_t)dst) % 16 == 0;
-    if (o & GF_OR_SWAP) {
+    const unsigned gy = gf_blocks(H, ROWS16);
+    switch (choose_path(in, o)) {
+    case SWAP16:
         if constexpr (B <= 4) {
             constexpr int TP = swap16<B>::TP;
-            if (aligned && row_bytes % 16 == 0 && ((size_t)H * B) % 16 == 0 && W >= TP && H >= TP) {
-                const int fw = H / TP * TP, fh = W / TP * TP; // the full tiles of the output
-                orient_swap16<B><<<dim3(H / TP, W / TP), STHREADS, 0, st>>>((const uint8_t *)src, (uint8_t *)dst, W,
-                                                                            H, fx, fy);
-                GF_LAUNCH_CHECK();
-                return swap_edges(src, dst, W, H, fx, fy, fw, fh, st);
-            }
+            orient_swap16<B><<<dim3(H / TP, W / TP), STHREADS, 0, st>>>((const uint8_t *)src, (uint8_t *)dst, W, H,
+                                                                        fx, fy);
+            GF_LAUNCH_CHECK();
+            return swap_edges(src, dst, W, H, fx, fy, H / TP * TP, W / TP * TP, st); // the partial tiles
         }
+        return cudaErrorInvalidValue; // not reached: choose_path
+    case SWAP:
         return swap_edges(src, dst, W, H, fx, fy, 0, 0, st);
-    }
-    const unsigned gy = gf_blocks(H, ROWS16);
-    if (aligned && row_bytes % 16 == 0 && (!fx || B == 1 || B == 2 || B == 4 || B == 8)) {
-        const int words = (int)(row_bytes / 16);
+    case DIRECT16: {
+        const int words = (int)((size_t)W * B / 16);
         orient_direct16<B><<<dim3(gf_blocks(words, 256), gy < 65535 ? gy : 65535), 256, 0, st>>>(
             (const uint4 *)src, (uint4 *)dst, words, H, fx, fy);
-    } else if (B == 3 && fx && aligned && W % 16 == 0) {
+        break;
+    }
+    case MIRROR48: {
         const int chunks = W / 16;
         orient_mirror48<<<dim3(gf_blocks(chunks, MTHREADS), gy < 65535 ? gy : 65535), MTHREADS, 0, st>>>(
             (const uint4 *)src, (uint4 *)dst, chunks, H, fy);
-    } else
+        break;
+    }
+    default:
         orient_direct<pixel<B>><<<dim3(gf_blocks(W, 256), H < 65535 ? H : 65535), 256, 0, st>>>(src, dst, W, H, fx,
                                                                                              fy);
+    }
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }
 
+int choose(const gf_step *s, const gf_image *in)
+{
+    return choose_path(in, s->orient.orient);
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    return gf_cuda_status(gf_orient_launch(in, out, s->orient.orient, gf_cuda_stream(cu)), "orientation kernel");
+}
+
 } // namespace
 
-extern "C" cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, int o, cudaStream_t st)
+extern "C" cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, enum gf_orient o, cudaStream_t st)
 {
     switch (in->channels * in->depth / 8) {
     case 1: return launch<1>(in, out, o, st);
@@ -447,3 +476,10 @@ extern "C" cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, int o
     default: return launch<8>(in, out, o, st);
     }
 }
+
+extern "C" int gf_orient_path(const gf_image *in, enum gf_orient o)
+{
+    return choose_path(in, o);
+}
+
+extern "C" const gf_cuda_op gf_cuda_orient = {enqueue, nullptr, choose, paths};

@@ -1,30 +1,18 @@
 // SPDX-License-Identifier: MIT
-// 3x3 stencils on rows of whole 16-byte words (W * C * bytes a sample a
-// multiple of 16, buffers 16-byte aligned), any C and border: the Laplacian
-// (8- and 16-bit samples) and the box of radius 1 (8-bit).
+// 3x3 stencils on rows of whole 16-byte words, any C and border: the
+// Laplacian (8- and 16-bit samples) and the box of radius 1 (8-bit).
 //
 // Each thread owns one 16-byte word of a row (16 or 8 samples whatever C)
-// down a strip of WROWS rows: one 16-byte load per row, issued
-// three rows ahead of its use (with a single load in flight per thread the
-// Laplacian ran at 0.68 of the copy ceiling on the H200); the samples C to the
-// left and right come from the neighbouring lanes by shuffle (lanes 0 and 31
-// read Z 4-byte words more, Z the bytes a sample, and the two words at the
-// ends of a row are built from the border rule).  8-bit arithmetic is SIMD in
-// 16-bit lanes, the even and odd bytes of each 32-bit word apart; 16-bit
-// samples take a 32-bit word each (row16): per row, the centre and the sum of
-// left + centre + right, of which the stencil (Op) keeps what the next output
-// rows need.
-// Measured on the H200 (8192^2 RGBA8, Laplacian 8): loads two rows ahead, the
-// rows moved from register to register each row, every row through the border
-// rule: 0.186 ms, 122 M warp instructions (ncu); the loop unrolled by three
-// (roles by renaming), three rows ahead and the interior without the border
-// rule: 0.161 ms (0.82 of copy), 78 M; strips of 32 rows: 0.169 ms.  Gray8's
-// neighbours by byte permutes of the even and odd bytes (expand), the odd
-// bytes by one permute at every C, and ops that keep a partial result rather
-// than three rows: gray8 Laplacian 8 / 4 and box r=1 0.055 / 0.054-0.055 /
-// 0.055-0.056 -> 0.051 / 0.049-0.050 / 0.051-0.052 ms (23.4 M -> 20.6 M warp
-// instructions), gray+alpha 0.103-0.105 / 0.104-0.105 / 0.092-0.093 ->
-// 0.091-0.092 / 0.090-0.091 / 0.089-0.091, RGB8 2-5% faster, RGBA8 the same.
+// down a strip of WROWS rows: one 16-byte load per row, issued three rows
+// ahead of its use (the loop unrolled by three, so that the loads in flight
+// change roles by renaming).  The samples C to the left and right come from
+// the neighbouring lanes by shuffle (lanes 0 and 31 read Z 4-byte words more,
+// Z the bytes a sample; the words at the ends of a row are built from the
+// border rule).  8-bit arithmetic is SIMD in 16-bit lanes, the even and odd
+// bytes of each 32-bit word apart (row); 16-bit samples take a 32-bit word
+// each (row16).  Per row the op sees the centre and the sum left + centre +
+// right, and keeps what the next output rows need.  Warps whose rows and
+// words all lie inside the image read them without the border rule.
 #ifndef GF_WORDS3X3_CUH
 #define GF_WORDS3X3_CUH
 
@@ -34,12 +22,7 @@
 
 namespace words3x3 {
 
-// rows per thread: 8, 16 and 32 measured the same on the H200 (try others
-// with NVCCFLAGS=-DGF_WROWS=N)
-#ifndef GF_WROWS
-#define GF_WROWS 16
-#endif
-constexpr int WROWS = GF_WROWS, WTHREADS = 128;
+constexpr int WROWS = 16, WTHREADS = 128; // rows a thread, threads a block
 constexpr uint32_t LO = 0x00ff00ffu;
 
 struct row {
@@ -131,7 +114,7 @@ template <int Z> __device__ __forceinline__ raw<Z> fetch_inner(const uint8_t *__
     return r;
 }
 
-// The odd bytes of x in 16-bit lanes (one byte permute; a shift and a mask took two)
+// The odd bytes of x in 16-bit lanes.
 __device__ __forceinline__ uint32_t odd_bytes(uint32_t x) { return __byte_perm(x, 0, 0x4341); }
 
 // Completes a fetched row with the neighbours' bytes; every lane of the warp calls it.
@@ -236,9 +219,7 @@ __device__ __forceinline__ void strip(uint8_t *__restrict__ out, int k, int word
     }
 }
 
-// Warps whose rows and words all lie inside the image (neither row end, no
-// word past it) read them without the border rule.  Op::MIN_BLOCKS: the
-// blocks per SM that ptxas must fit in registers (0: its own choice).
+// Op::MIN_BLOCKS: the blocks per SM that ptxas must fit in registers.
 template <int C, typename Op>
 __global__ void __launch_bounds__(WTHREADS, Op::MIN_BLOCKS)
     stencil(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int W, int H, int words, int border)
@@ -256,13 +237,6 @@ __global__ void __launch_bounds__(WTHREADS, Op::MIN_BLOCKS)
             return fetch<C, Op::Z>(in, gf_border_index(y, H, border), y <= y1, k, words, W, border);
         });
     }
-}
-
-// Whether an image takes these kernels (an op for its sample size: Op::Z).
-static inline bool fits(const gf_image *in, const gf_image *out)
-{
-    return ((size_t)in->width * in->channels * (in->depth / 8)) % 16 == 0 &&
-           ((uintptr_t)in->data | (uintptr_t)out->data) % 16 == 0;
 }
 
 template <int C, typename Op> static cudaError_t launch(const gf_image *in, gf_image *out, int border, cudaStream_t st)

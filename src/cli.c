@@ -213,7 +213,7 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     memset(s, 0, sizeof *s);
     s->op = op;
     s->border = p->set.border;
-    s->bg = p->set.bg;
+    s->background = p->set.bg;
     s->bins = p->set.bins;
     if (op->parse) {
         gf_status st = op->parse(s, arg);
@@ -289,10 +289,29 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     return GF_OK;
 }
 
+gf_status gf_cli_parse_ops(const char *ops, gf_plan *p)
+{
+    char *text = strdup(ops), *argv[66] = {"gpufilter"};
+    int argc = 1;
+    if (!text) {
+        memset(p, 0, sizeof *p);
+        return gf_error(GF_ENOMEM, "out of memory");
+    }
+    for (char *t = strtok(text, " "); t && argc < 64; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc++] = "in";
+    argv[argc++] = "out";
+    gf_status st = gf_cli_parse(argc, argv, p);
+    p->text = text;
+    return st;
+}
+
 void gf_plan_free(gf_plan *p)
 {
     free(p->steps);
+    free(p->text);
     p->steps = NULL;
+    p->text = NULL;
 }
 
 static void help_line(FILE *f, const char *name, enum gf_argkind k, const char *metavar, const char *help)

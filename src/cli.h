@@ -40,6 +40,7 @@ typedef struct gf_plan {
     int nargs;
     int help, version;
     int has_histogram;
+    char *text; /* gf_cli_parse_ops: the fragment's copy the steps point into */
 } gf_plan;
 
 /* A setting: one entry of the settings table (cli.c). */
@@ -56,6 +57,10 @@ extern const int gf_nsettings;
 
 /* Parses argv into *plan (GF_EINVAL with the detail recorded on a usage error). */
 gf_status gf_cli_parse(int argc, char **argv, gf_plan *plan);
+/* Parses the settings and operations of a command-line fragment
+ * ("-border wrap -blur 2 -box 1"), as the command line would: for the tests
+ * and the benchmark, which run the op table's fragments. */
+gf_status gf_cli_parse_ops(const char *ops, gf_plan *plan);
 void gf_plan_free(gf_plan *plan);
 void gf_cli_help(FILE *f);
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The CUDA back end, host side (C only; kernels are launched through
- * kernels/gf_kernels.h): device choice, buffers sized once per image (two
- * ping-pong image buffers plus scratch), one upload, the whole chain on the
- * device on one stream, one download.  Every CUDA call is checked. */
+/* The CUDA back end, host side (C only): device choice; device memory (two
+ * ping-pong image buffers sized once per image, the ops' scratch, under an
+ * optional cap); page-locked host memory for batch lanes; and the chain: one
+ * upload, every op's kernels on one stream (each op through its table entry,
+ * kernels/<op>.cu), one download.  Every CUDA call is checked. */
 #include "config.h"
 #include "cuda.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +23,16 @@ struct gf_cuda {
     int device;
     char name[300];
     cudaStream_t stream;
-    void *buf[2];
+    void *buf[2];      /* the chain's ping-pong image buffers */
     size_t buf_cap[2];
-    void *scratch;
+    void *scratch;     /* the current step's (gf_cuda_scratch) */
     size_t scratch_cap;
-    uint32_t *taps;
-    size_t taps_cap;
-    unsigned long long *counts;
-    size_t counts_cap;
-    int pinned;      /* batch lanes: stage transfers through `stage` */
-    void *stage;     /* page-locked host buffer, grown as needed, reused */
+    void *consts;      /* small uploads (gf_cuda_upload), and their host copy */
+    size_t consts_cap;
+    void *consts_host;
+    size_t consts_bytes;
+    int pinned;        /* batch lanes: stage transfers through `stage` */
+    void *stage;       /* page-locked host buffer, grown as needed, reused */
     size_t stage_cap;
 };
 
@@ -139,14 +139,31 @@ static gf_status ensure(void **p, size_t *cap, size_t need, const char *what)
     return GF_OK;
 }
 
+/* Why cudaGetDeviceCount failed with `e`, in the user's words. */
+static gf_status no_device(cudaError_t e)
+{
+    int drv = 0, rt = 0;
+    (void)cudaGetLastError();
+    cudaDriverGetVersion(&drv); /* 0: no driver installed */
+    cudaRuntimeGetVersion(&rt);
+    (void)cudaGetLastError();
+    if (!drv)
+        return gf_error(GF_ENODEV, "no CUDA driver found");
+    if (e == cudaErrorInsufficientDriver)
+        return gf_error(GF_ENODEV, "the CUDA driver (%d.%d) is older than this build's CUDA runtime (%d.%d)",
+                        drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    if (e == cudaErrorNoDevice)
+        return gf_error(GF_ENODEV, "no CUDA device found");
+    return gf_error(GF_ENODEV, "no usable CUDA device (%s)", cudaGetErrorString(e));
+}
+
 gf_status gf_cuda_count(int *n)
 {
     *n = 0;
     cudaError_t e = cudaGetDeviceCount(n);
     if (e != cudaSuccess) {
-        (void)cudaGetLastError();
         *n = 0;
-        return gf_error(GF_ENODEV, "no usable CUDA driver or device (%s)", cudaGetErrorString(e));
+        return no_device(e);
     }
     return *n ? GF_OK : gf_error(GF_ENODEV, "no CUDA device found");
 }
@@ -160,13 +177,10 @@ gf_status gf_cuda_open(int index, gf_cuda **out)
 {
     int count = 0;
     *out = NULL;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gf_error(GF_ENODEV, "no usable CUDA driver or device (%s)", cudaGetErrorString(e));
-    }
-    if (count == 0)
-        return gf_error(GF_ENODEV, "no CUDA device found");
+    gf_status st = gf_cuda_count(&count);
+    if (st)
+        return st;
+    cudaError_t e;
     pthread_once(&budget.once, budget_init);
     if (budget.bad)
         return gf_error(GF_EINVAL, "GPUFILTER_GPU_MEMORY='%s' is not a size (bytes, or with a K, M or G suffix)",
@@ -199,8 +213,8 @@ void gf_cuda_close(gf_cuda *cu)
     release(&cu->buf[0], &cu->buf_cap[0]);
     release(&cu->buf[1], &cu->buf_cap[1]);
     release(&cu->scratch, &cu->scratch_cap);
-    release((void **)&cu->taps, &cu->taps_cap);
-    release((void **)&cu->counts, &cu->counts_cap);
+    release(&cu->consts, &cu->consts_cap);
+    free(cu->consts_host);
     cudaFreeHost(cu->stage);
     cudaStreamDestroy(cu->stream);
     free(cu);
@@ -229,90 +243,44 @@ void gf_cuda_versions(char *buf, size_t size)
         snprintf(buf, size, "CUDA runtime %d.%d, no CUDA driver", rt / 1000, rt % 1000 / 10);
 }
 
-static gf_status launched(cudaError_t e, const char *op)
+/* ---- the interface of kernels/ (gf_kernels.h) ------------------------- */
+
+cudaStream_t gf_cuda_stream(gf_cuda *cu)
 {
-    return e == cudaSuccess ? GF_OK : fail(e, op);
+    return cu->stream;
 }
 
-gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+gf_status gf_cuda_scratch(gf_cuda *cu, size_t bytes, const char *what, void **p)
 {
-    uint32_t *q;
-    gf_status st = gf_blur_taps(s->sigma, s->radius, GF_BLUR_BITS(in->depth), &q);
-    if (st)
-        return st;
-    const size_t tap_bytes = ((size_t)s->radius + 1) * sizeof *q;
-    if (!(st = ensure((void **)&cu->taps, &cu->taps_cap, tap_bytes, "blur taps")) &&
-        !(st = ensure(&cu->scratch, &cu->scratch_cap, gf_blur_scratch_bytes(in), "blur intermediate"))) {
-        cudaError_t e = cudaMemcpyAsync(cu->taps, q, tap_bytes, cudaMemcpyHostToDevice, cu->stream);
-        /* pageable source: the copy has been staged when the call returns, q may go */
-        st = e != cudaSuccess ? fail(e, "cudaMemcpyAsync(taps)")
-                              : launched(gf_blur_launch(in, out, cu->scratch, cu->taps, q[0], s->radius, s->border,
-                                                        GF_KERNEL_TILED, cu->stream),
-                                         "blur kernels");
-    }
-    free(q);
+    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, bytes, what);
+    *p = st ? NULL : cu->scratch;
     return st;
 }
 
-gf_status gf_cuda_box(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+gf_status gf_cuda_upload(gf_cuda *cu, const void *host, size_t bytes, void **p)
 {
-    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_box_scratch_bytes(in, s->radius, GF_KERNEL_TILED),
-                          "box intermediate");
+    *p = cu->consts;
+    if (bytes == cu->consts_bytes && !memcmp(host, cu->consts_host, bytes))
+        return GF_OK; /* uploaded last time (the same taps for every image of a batch) */
+    gf_status st = ensure(&cu->consts, &cu->consts_cap, bytes, "constants");
+    void *copy = st ? NULL : realloc(cu->consts_host, bytes);
     if (st)
         return st;
-    return launched(gf_box_launch(in, out, cu->scratch, s->radius, s->border, GF_KERNEL_TILED, cu->stream),
-                    "box kernels");
-}
-
-gf_status gf_cuda_laplacian(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
-{
-    return launched(gf_laplacian_launch(in, out, s->variant == 4, s->border, GF_KERNEL_TILED, cu->stream),
-                    "laplacian kernel");
-}
-
-gf_status gf_cuda_orient(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
-{
-    return launched(gf_orient_launch(in, out, s->variant, cu->stream), "orientation kernel");
-}
-
-gf_status gf_cuda_rotate(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
-{
-    if (s->variant >= 0) /* a right angle (parse_rotate) */
-        return gf_cuda_orient(cu, s, in, out);
-    uint32_t bg[4];
-    gf_rotate_background(s, out->channels, in->depth, bg);
-    const double a = s->angle * M_PI / 180.0;
-    return launched(gf_rotate_launch(in, out, cos(a), sin(a), bg, cu->stream), "rotate kernel");
-}
-
-gf_status gf_cuda_histogram(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
-{
-    (void)out;
-    const int bins = gf_histogram_bins(s, in->depth);
-    const size_t n = (size_t)in->channels * bins;
-    gf_status st = ensure((void **)&cu->counts, &cu->counts_cap, n * sizeof(unsigned long long), "histogram");
-    if (st)
-        return st;
-    uint64_t *host = malloc(n * sizeof *host);
-    if (!host)
+    if (!copy)
         return gf_error(GF_ENOMEM, "out of memory");
-    cudaError_t e = gf_histogram_launch(in, bins, cu->counts, cu->stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(host, cu->counts, n * sizeof *host, cudaMemcpyDeviceToHost, cu->stream);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(cu->stream);
-    st = e != cudaSuccess ? fail(e, "histogram") : gf_histogram_write(s->path, in, bins, host);
-    free(host);
-    return st;
+    cu->consts_host = copy;
+    cu->consts_bytes = 0;
+    /* from pageable memory the copy is staged before the call returns: `host` may go */
+    CU(cudaMemcpyAsync(cu->consts, host, bytes, cudaMemcpyHostToDevice, cu->stream));
+    memcpy(copy, host, bytes);
+    cu->consts_bytes = bytes;
+    *p = cu->consts;
+    return GF_OK;
 }
 
-gf_status gf_cuda_equalize(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+gf_status gf_cuda_status(cudaError_t e, const char *what)
 {
-    (void)s;
-    gf_status st = ensure(&cu->scratch, &cu->scratch_cap, gf_equalize_scratch_bytes(in), "equalize tables");
-    if (st)
-        return st;
-    return launched(gf_equalize_launch(in, out, cu->scratch, cu->stream), "equalize kernels");
+    return e == cudaSuccess ? GF_OK : fail(e, what);
 }
 
 /* ---- page-locked image memory for batch workers ------------------------ */
@@ -451,112 +419,163 @@ static void *stage(gf_cuda *cu, size_t need)
     return cu->stage;
 }
 
+/* ---- the chain ------------------------------------------------------- */
+
+/* A chain's transfers: where the image goes up from and comes down to. */
+struct transfer {
+    const void *src; /* the upload's source: the image, or the staging buffer holding a copy */
+    void *dst;       /* the download's target: the result, or the staging buffer */
+    const char *up, *down; /* for -v */
+};
+
+/* Batch lanes: images in page-locked memory (a worker's pool) move by DMA
+ * directly; others go through the lane's reused staging buffer, a plain
+ * memcpy plus a DMA at full speed, which beats the driver's pageable path. */
+static struct transfer plan_transfer(gf_cuda *cu, const gf_image *img, const gf_image *result, size_t most)
+{
+    const int src_locked = cu->pinned && page_locked(img->data);
+    const int dst_locked = cu->pinned && page_locked(result->data);
+    void *pin = src_locked && dst_locked ? NULL : stage(cu, most);
+    struct transfer t = {img->data, result->data, "(cuda)", "(cuda)"};
+    if (pin && !src_locked) {
+        memcpy(pin, img->data, img->stride * (size_t)img->height);
+        t.src = pin;
+        t.up = "(cuda, staged)";
+    }
+    if (pin && !dst_locked) {
+        t.dst = pin;
+        t.down = "(cuda, staged)";
+    }
+    if (src_locked)
+        t.up = "(cuda, page-locked)";
+    if (dst_locked)
+        t.down = "(cuda, page-locked)";
+    return t;
+}
+
+/* Events around each stage for -v: ev[0] before the upload, ev[1] after it,
+ * ev[i + 2] after step i, ev[n + 2] after the download. */
+struct timing {
+    cudaEvent_t *ev;
+    int n;
+};
+
+static gf_status timing_start(struct timing *t, int nsteps)
+{
+    t->n = nsteps + 3;
+    if (!(t->ev = calloc((size_t)t->n, sizeof *t->ev)))
+        return gf_error(GF_ENOMEM, "out of memory");
+    for (int i = 0; i < t->n; i++)
+        CU(cudaEventCreate(&t->ev[i]));
+    return GF_OK;
+}
+
+static gf_status mark(const struct timing *t, int i, cudaStream_t s)
+{
+    return t->ev ? gf_cuda_status(cudaEventRecord(t->ev[i], s), "cudaEventRecord") : GF_OK;
+}
+
+static void timing_report(const struct timing *t, gf_cuda *cu, const gf_step *steps, const char *const *paths,
+                          const struct transfer *tr, const char *name)
+{
+    float ms;
+    char info[96];
+    cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]);
+    gf_timing(name, "upload", ms, tr->up);
+    for (int i = 0; i < t->n - 3; i++) {
+        cudaEventElapsedTime(&ms, t->ev[i + 1], t->ev[i + 2]);
+        snprintf(info, sizeof info, "(cuda:%d, %s)", cu->device, paths[i]);
+        gf_timing(name, steps[i].op->name, ms, info);
+    }
+    cudaEventElapsedTime(&ms, t->ev[t->n - 2], t->ev[t->n - 1]);
+    gf_timing(name, "download", ms, tr->down);
+}
+
+static void timing_free(struct timing *t)
+{
+    for (int i = 0; t->ev && i < t->n; i++)
+        if (t->ev[i])
+            cudaEventDestroy(t->ev[i]);
+    free(t->ev);
+}
+
+/* The steps from buffer 0, ping-pong; *out is where the result lies.  A
+ * pass-through step's host part runs once its kernels are done. */
+static gf_status run_steps(gf_cuda *cu, const gf_step *steps, int nsteps, const gf_image *in, gf_image *out,
+                           const struct timing *t, const char **paths)
+{
+    gf_image cur = *in;
+    int which = 0;
+    cur.data = cu->buf[0];
+    for (int i = 0; i < nsteps; i++) {
+        const gf_step *s = &steps[i];
+        const gf_cuda_op *op = s->op->cuda;
+        paths[i] = op->paths[op->path(s, &cur)];
+        gf_status st;
+        if (s->op->passthrough) {
+            if ((st = op->enqueue(cu, s, &cur, NULL)) ||
+                (st = gf_cuda_status(cudaStreamSynchronize(cu->stream), s->op->name)) ||
+                (st = op->finish(cu, s, &cur)))
+                return st;
+        } else {
+            gf_shape in_shape = gf_image_shape(&cur), o;
+            if ((st = gf_step_shape(s, &in_shape, &o)))
+                return st;
+            gf_image next = {o.width, o.height, o.channels, o.depth,
+                             (size_t)o.width * o.channels * (o.depth / 8), cu->buf[1 - which]};
+            if ((st = op->enqueue(cu, s, &cur, &next)))
+                return st;
+            cur = next;
+            which = 1 - which;
+        }
+        if ((st = mark(t, i + 2, cu->stream)))
+            return st;
+    }
+    *out = cur;
+    return GF_OK;
+}
+
 gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
                       const char *name)
 {
     CU(cudaSetDevice(cu->device)); /* the calling thread may be new to this device */
-    /* Shapes first: limits are checked and buffers sized before any work. */
     for (int i = 0; i < nsteps; i++)
-        if (!steps[i].op->passthrough && !steps[i].op->cuda)
+        if (!steps[i].op->cuda)
             return gf_error(GF_EINTERNAL, "-%s has no CUDA implementation", steps[i].op->name);
+    /* Shapes first: limits are checked and buffers sized before any work. */
     gf_shape shape = gf_image_shape(img);
-    const size_t in_bytes = img->stride * (size_t)img->height;
     size_t most = 0;
     gf_status st = gf_chain_shape(steps, nsteps, &shape, limit, &most);
     if (st || (st = ensure(&cu->buf[0], &cu->buf_cap[0], most, "image buffer")) ||
         (st = ensure(&cu->buf[1], &cu->buf_cap[1], most, "image buffer")))
         return st;
-
     gf_image result;
     if ((st = gf_image_alloc(&result, shape.width, shape.height, shape.channels, shape.depth)))
         return st;
-    cudaEvent_t *ev = NULL;
-    const int nev = nsteps + 3;
-    if (verbose) {
-        ev = calloc((size_t)nev, sizeof *ev);
-        for (int i = 0; ev && i < nev; i++)
-            if (cudaEventCreate(&ev[i]) != cudaSuccess) {
-                st = fail(cudaGetLastError(), "cudaEventCreate");
-                break;
-            }
+    const char **paths = calloc((size_t)nsteps + 1, sizeof *paths);
+    struct timing t = {NULL, 0};
+    const struct transfer tr = plan_transfer(cu, img, &result, most);
+    gf_image out;
+    if (!paths)
+        st = gf_error(GF_ENOMEM, "out of memory");
+    if (!st && verbose)
+        st = timing_start(&t, nsteps);
+    if (!st && !(st = mark(&t, 0, cu->stream)) &&
+        !(st = gf_cuda_status(cudaMemcpyAsync(cu->buf[0], tr.src, img->stride * (size_t)img->height,
+                                              cudaMemcpyHostToDevice, cu->stream),
+                              "upload")) &&
+        !(st = mark(&t, 1, cu->stream)) && !(st = run_steps(cu, steps, nsteps, img, &out, &t, paths))) {
+        const size_t bytes = result.stride * result.height;
+        if (!(st = gf_cuda_status(cudaMemcpyAsync(tr.dst, out.data, bytes, cudaMemcpyDeviceToHost, cu->stream),
+                                  "download")) &&
+            !(st = mark(&t, nsteps + 2, cu->stream)) &&
+            !(st = gf_cuda_status(cudaStreamSynchronize(cu->stream), "download")) && tr.dst != result.data)
+            memcpy(result.data, tr.dst, bytes);
     }
-#define MARK(i)                                                                                                        \
-    do {                                                                                                               \
-        if (ev && !st) {                                                                                               \
-            cudaError_t e_ = cudaEventRecord(ev[i], cu->stream);                                                      \
-            if (e_ != cudaSuccess)                                                                                     \
-                st = fail(e_, "cudaEventRecord");                                                                      \
-        }                                                                                                              \
-    } while (0)
-
-    /* Batch lanes: images in page-locked memory (a worker's pool) move by DMA
-     * directly; others go through the lane's reused staging buffer, a plain
-     * memcpy plus a DMA at full speed, which beats the driver's pageable path. */
-    const int src_locked = cu->pinned && page_locked(img->data);
-    const int dst_locked = cu->pinned && page_locked(result.data);
-    uint8_t *pin = st || (src_locked && dst_locked) ? NULL : stage(cu, most);
-    const void *src = img->data;
-    if (pin && !src_locked) {
-        memcpy(pin, img->data, in_bytes);
-        src = pin;
-    }
-    void *dst = pin && !dst_locked ? (void *)pin : result.data;
-    gf_image cur = *img;
-    int which = 0;
-    cur.data = cu->buf[0];
-    MARK(0);
-    if (!st) {
-        cudaError_t e = cudaMemcpyAsync(cu->buf[0], src, in_bytes, cudaMemcpyHostToDevice, cu->stream);
-        if (e != cudaSuccess)
-            st = fail(e, "cudaMemcpyAsync(upload)");
-    }
-    MARK(1);
-    for (int i = 0; !st && i < nsteps; i++) {
-        const gf_step *s = &steps[i];
-        if (s->op->passthrough) {
-            st = s->op->cuda(cu, s, &cur, NULL);
-        } else {
-            gf_shape in = gf_image_shape(&cur), o;
-            gf_step_shape(s, &in, &o);
-            gf_image next = {o.width, o.height, o.channels, o.depth,
-                             (size_t)o.width * o.channels * (o.depth / 8), cu->buf[1 - which]};
-            if (!(st = s->op->cuda(cu, s, &cur, &next))) {
-                cur = next;
-                which = 1 - which;
-            }
-        }
-        MARK(i + 2);
-    }
-    if (!st) {
-        const size_t out_bytes = result.stride * result.height;
-        cudaError_t e = cudaMemcpyAsync(dst, cur.data, out_bytes, cudaMemcpyDeviceToHost, cu->stream);
-        if (e == cudaSuccess && ev)
-            e = cudaEventRecord(ev[nsteps + 2], cu->stream);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(cu->stream);
-        if (e != cudaSuccess)
-            st = fail(e, "download");
-        else if (dst != result.data)
-            memcpy(result.data, dst, out_bytes);
-    }
-    if (!st && ev) {
-        float ms;
-        char info[64];
-        cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        gf_timing(name, "upload", ms, src_locked ? "(cuda, page-locked)" : pin ? "(cuda, staged)" : "(cuda)");
-        for (int i = 0; i < nsteps; i++) {
-            cudaEventElapsedTime(&ms, ev[i + 1], ev[i + 2]);
-            snprintf(info, sizeof info, "(cuda:%d)", cu->device);
-            gf_timing(name, steps[i].op->name, ms, info);
-        }
-        cudaEventElapsedTime(&ms, ev[nsteps + 1], ev[nsteps + 2]);
-        gf_timing(name, "download", ms, dst_locked ? "(cuda, page-locked)" : pin ? "(cuda, staged)" : "(cuda)");
-    }
-#undef MARK
-    for (int i = 0; ev && i < nev; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-    free(ev);
+    if (!st && verbose)
+        timing_report(&t, cu, steps, paths, &tr, name);
+    timing_free(&t);
+    free(paths);
     if (st) {
         gf_image_free(&result);
         return st;

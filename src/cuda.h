@@ -37,17 +37,9 @@ int gf_cuda_device_index(const gf_cuda *cu);
 void gf_cuda_versions(char *buf, size_t size);
 
 /* Uploads *img, runs the steps on the device, downloads the result into a
- * new *img (the old one freed).  Output shapes are checked against `limit`. */
+ * new *img (the old one freed).  Output shapes are checked against `limit`;
+ * `verbose` prints each stage's time (and each op's kernel path) under `name`. */
 gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit,
                       int verbose, const char *name);
-
-/* Per-op device implementations (in and out hold device pointers). */
-gf_status gf_cuda_blur(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_box(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_laplacian(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_orient(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_rotate(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_histogram(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cuda_equalize(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
 
 #endif

@@ -4,6 +4,10 @@
 
 /* Every function that can fail returns a gf_status; the human detail is
  * recorded (per thread) with gf_error() and printed once by main. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum gf_status {
     GF_OK = 0,
     GF_EINVAL,    /* bad argument or option value (usage error) */
@@ -32,4 +36,7 @@ const char *gf_error_detail(gf_status st);
 void gf_error_clear(void);
 const char *gf_strerror(gf_status st);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

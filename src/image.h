@@ -7,6 +7,10 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* An image of 8- or 16-bit samples (uint8_t / native-endian uint16_t),
  * 1 to 4 interleaved channels: gray, gray+alpha, RGB, RGBA.  `data` is host
  * memory for the CPU path and device memory inside the CUDA path; rows are
@@ -59,4 +63,7 @@ void gf_image_set(gf_image *img, int x, int y, int ch, unsigned v);
 const char *gf_channel_name(int channels, int ch);
 const char *gf_layout_name(int channels);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
         return usage_error("refusing to write image data to a terminal");
     }
     for (int i = 0; output && !strcmp(output, "-") && i < plan.nsteps; i++)
-        if (plan.steps[i].path && !strcmp(plan.steps[i].path, "-")) {
+        if (plan.steps[i].op->passthrough && !strcmp(plan.steps[i].histogram.path, "-")) {
             gf_plan_free(&plan);
             return usage_error("the image and a histogram cannot both go to standard output");
         }

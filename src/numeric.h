@@ -50,6 +50,7 @@ GF_HD long gf_border_index(long i, long n, int border)
 /* The eight symmetries of the rectangle as bits: output (x, y) reads input
  * (sx, sy) = swap ? (y, x) : (x, y), then sx mirrored if FX, sy if FY. */
 enum gf_orient {
+    GF_ORIENT_NONE = 0,
     GF_OR_FY = 1,
     GF_OR_FX = 2,
     GF_OR_SWAP = 4,
@@ -69,6 +70,36 @@ enum gf_orient {
 #define GF_BLUR_BITS(depth) ((depth) == 16 ? 31 : 16)
 #define GF_BLUR_SHIFT1(depth) (GF_BLUR_BITS(depth) - 8)
 #define GF_BLUR_SHIFT2(depth) (GF_BLUR_BITS(depth) + 8)
+
+/* -rotate at angles that are not multiples of 90, in fixed point: output
+ * pixel (x, y) samples the input at sx = x0 + x xx + y xy, sy = y0 + x yx +
+ * y yy, in units of 2^-32 pixel (the centres' geometry of gf_rotate_plan,
+ * rounded once, on the host).  The position is rounded to 2^-bits pixel (8
+ * bits for 8-bit samples, 16 for 16-bit): p = floor(sx / 2^(32 - bits) +
+ * 1/2), whose integer part is the left neighbour and whose fraction is the
+ * right neighbour's weight. */
+typedef struct gf_rotation {
+    int64_t x0, y0, xx, xy, yx, yy;
+    int bits;
+} gf_rotation;
+
+/* The rounded position along one axis: neighbour *i and weight *f (0 .. 2^bits - 1). */
+GF_HD void gf_rotate_axis(int64_t s, int bits, long *i, uint32_t *f)
+{
+    const int64_t p = (s + ((int64_t)1 << (31 - bits))) >> (32 - bits); /* arithmetic shift: a floor */
+    *i = (long)(p >> bits);
+    *f = (uint32_t)(p & (((int64_t)1 << bits) - 1));
+}
+
+/* Bilinear mix of the samples a (left), b (right) above c, d below, rounded
+ * half up: exact integers, below 2^32 for 8-bit samples (bits 8), below 2^64
+ * for 16-bit (bits 16). */
+GF_HD uint32_t gf_rotate_mix(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t fx, uint32_t fy, int bits)
+{
+    const uint64_t one = (uint64_t)1 << bits;
+    const uint64_t top = a * (one - fx) + b * fx, bottom = c * (one - fx) + d * fx;
+    return (uint32_t)((top * (one - fy) + bottom * fy + ((uint64_t)1 << (2 * bits - 1))) >> (2 * bits));
+}
 
 /* Equalisation curve: cdf[v] counts the samples <= v; n is the sample count,
  * cmin the cdf of the smallest value present.  Rounded half up. */

@@ -1,21 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* THE op table: one entry per operation, with its argument parser, its output
- * shape and its two implementations.  Adding an op means one entry here plus
- * src/cpu/<op>.c, kernels/<op>.cu and tests/<op>.test. */
+/* THE op table: one entry per operation.  Adding an op means its entry here
+ * (and its argument struct in ops.h), src/cpu/<op>.c, kernels/<op>.cu,
+ * tests/<op>.test and its section of the man page; see CONTRIBUTING.md. */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda.h"
 #include "ops.h"
 
+/* Each op's two implementations: gf_cpu_<op> and the gf_cuda_<op> object. */
+#define IMPLEMENTATIONS(op)                                                                                           \
+    gf_cpu_fn gf_cpu_##op;                                                                                            \
+    extern const gf_cuda_op gf_cuda_##op;
+IMPLEMENTATIONS(blur)
+IMPLEMENTATIONS(box)
+IMPLEMENTATIONS(laplacian)
+IMPLEMENTATIONS(orient)
+IMPLEMENTATIONS(rotate)
+IMPLEMENTATIONS(histogram)
+IMPLEMENTATIONS(equalize)
 #ifdef HAVE_CUDA
-#define CUDA(fn) fn
+#define CUDA(op) &gf_cuda_##op
 #else
-#define CUDA(fn) NULL
+#define CUDA(op) NULL
 #endif
+#define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 #define GF_MAX_RADIUS 2000000 /* twice the largest side: any more only repeats the border */
 
@@ -51,8 +62,8 @@ static gf_status parse_blur(gf_step *s, const char *arg)
             return gf_error(GF_EINVAL, "-blur sigma %g is too large (at most %g)", sigma, GF_MAX_RADIUS / 3.0);
         r = gf_blur_radius(sigma);
     }
-    s->sigma = sigma;
-    s->radius = (int)r;
+    s->blur.sigma = sigma;
+    s->blur.radius = (int)r;
     return GF_OK;
 }
 
@@ -61,16 +72,16 @@ static gf_status parse_box(gf_step *s, const char *arg)
     double r;
     if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MAX_RADIUS)
         return gf_error(GF_EINVAL, "invalid -box radius '%s' (want an integer 1 to %d)", arg, GF_MAX_RADIUS);
-    s->radius = (int)r;
+    s->box.radius = (int)r;
     return GF_OK;
 }
 
 static gf_status parse_laplacian(gf_step *s, const char *arg)
 {
     if (!arg || !strcmp(arg, "8"))
-        s->variant = 8;
+        s->laplacian.neighbours = 8;
     else if (!strcmp(arg, "4"))
-        s->variant = 4;
+        s->laplacian.neighbours = 4;
     else
         return gf_error(GF_EINVAL, "invalid -laplacian variant '%s' (want 4 or 8)", arg);
     return GF_OK;
@@ -84,10 +95,11 @@ static gf_status parse_rotate(gf_step *s, const char *arg)
     a = fmod(a, 360.0);
     if (a < 0)
         a += 360.0;
-    s->angle = a == 360.0 ? 0 : a;
+    s->rotate.angle = a == 360.0 ? 0 : a;
     /* right angles are exact moves: decided here, once, for the shape and both back ends */
-    static const int right[4] = {0, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
-    s->variant = fmod(s->angle, 90.0) == 0 ? right[(int)(s->angle / 90.0)] : -1;
+    static const enum gf_orient right[4] = {GF_ORIENT_NONE, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
+    s->rotate.right = fmod(s->rotate.angle, 90.0) == 0;
+    s->rotate.orient = s->rotate.right ? right[(int)(s->rotate.angle / 90.0)] : GF_ORIENT_NONE;
     return GF_OK;
 }
 
@@ -95,7 +107,7 @@ static gf_status parse_histogram(gf_step *s, const char *arg)
 {
     if (!*arg)
         return gf_error(GF_EINVAL, "-histogram needs a file name ('-' for standard output)");
-    s->path = arg;
+    s->histogram.path = arg;
     return GF_OK;
 }
 
@@ -103,7 +115,7 @@ static gf_status parse_histogram(gf_step *s, const char *arg)
     static gf_status parse_##name(gf_step *s, const char *arg)                                                        \
     {                                                                                                                 \
         (void)arg;                                                                                                    \
-        s->variant = value;                                                                                           \
+        s->orient.orient = value;                                                                                     \
         return GF_OK;                                                                                                 \
     }
 ORIENT_PARSER(transpose, GF_ORIENT_TRANSPOSE)
@@ -111,50 +123,68 @@ ORIENT_PARSER(transverse, GF_ORIENT_TRANSVERSE)
 ORIENT_PARSER(flip, GF_ORIENT_FLIP)
 ORIENT_PARSER(flop, GF_ORIENT_FLOP)
 
-static gf_status shape_orient(const gf_step *s, const gf_shape *in, gf_shape *out)
+static void swap_sides(enum gf_orient o, const gf_shape *in, gf_shape *out)
 {
     *out = *in;
-    if (s->variant & GF_OR_SWAP) {
+    if (o & GF_OR_SWAP) {
         out->width = in->height;
         out->height = in->width;
     }
+}
+
+static gf_status shape_orient(const gf_step *s, const gf_shape *in, gf_shape *out)
+{
+    swap_sides(s->orient.orient, in, out);
     return GF_OK;
 }
 
 static gf_status shape_rotate(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
-    if (s->variant >= 0)
-        return shape_orient(s, in, out);
+    if (s->rotate.right) {
+        swap_sides(s->rotate.orient, in, out);
+        return GF_OK;
+    }
     *out = *in;
-    gf_rotate_shape(s->angle, in->width, in->height, &out->width, &out->height);
+    gf_rotate_shape(s->rotate.angle, in->width, in->height, &out->width, &out->height);
     out->channels = gf_rotate_channels(s, in->channels);
     return GF_OK;
 }
 
+/* The tests' first fragment is the op as typically used: gpucheck also runs
+ * it on a photo-sized image.  The others reach every kernel path. */
 const gf_op gf_ops[] = {
-    {"blur", GF_ARG_REQUIRED, "SIGMA|RxSIGMA",
-     "Gaussian blur; radius R = ceil(3*SIGMA) when 0 or omitted", parse_blur, NULL, gf_cpu_blur,
-     CUDA(gf_cuda_blur), 0},
-    {"box", GF_ARG_REQUIRED, "R", "mean over the (2R+1)x(2R+1) window", parse_box, NULL, gf_cpu_box,
-     CUDA(gf_cuda_box), 0},
+    {"blur", GF_ARG_REQUIRED, "SIGMA|RxSIGMA", "Gaussian blur; radius R = ceil(3*SIGMA) when 0 or omitted",
+     parse_blur, NULL, gf_cpu_blur, CUDA(blur), 0,
+     LIST("-blur 2", "-blur 0.2", "-blur 1", "-blur 5", "-blur 16x5", "-blur 17x6", "-blur 40x13", "-blur 41x14",
+          "-blur 152x50", "-blur 153x50", "-blur 600x200"),
+     LIST("-blur 1", "-blur 2", "-blur 5", "-blur 20", "-blur 50")},
+    {"box", GF_ARG_REQUIRED, "R", "mean over the (2R+1)x(2R+1) window", parse_box, NULL, gf_cpu_box, CUDA(box), 0,
+     LIST("-box 5", "-box 1", "-box 2", "-box 7", "-box 8", "-box 16", "-box 17", "-box 35", "-box 127", "-box 128"),
+     LIST("-box 1", "-box 5", "-box 15", "-box 50")},
     {"laplacian", GF_ARG_OPTIONAL, "[=4]", "Laplacian edges, |8-neighbour| (=4: 4-neighbour) response",
-     parse_laplacian, NULL, gf_cpu_laplacian, CUDA(gf_cuda_laplacian), 0},
+     parse_laplacian, NULL, gf_cpu_laplacian, CUDA(laplacian), 0, LIST("-laplacian", "-laplacian=4"),
+     LIST("-laplacian", "-laplacian=4")},
     {"transpose", GF_ARG_NONE, NULL, "mirror along the top-left to bottom-right diagonal", parse_transpose,
-     shape_orient, gf_cpu_orient, CUDA(gf_cuda_orient), 0},
+     shape_orient, gf_cpu_orient, CUDA(orient), 0, LIST("-transpose"), LIST("-transpose")},
     {"transverse", GF_ARG_NONE, NULL, "mirror along the top-right to bottom-left diagonal", parse_transverse,
-     shape_orient, gf_cpu_orient, CUDA(gf_cuda_orient), 0},
-    {"flip", GF_ARG_NONE, NULL, "mirror top-bottom", parse_flip, shape_orient, gf_cpu_orient,
-     CUDA(gf_cuda_orient), 0},
-    {"flop", GF_ARG_NONE, NULL, "mirror left-right", parse_flop, shape_orient, gf_cpu_orient,
-     CUDA(gf_cuda_orient), 0},
-    {"rotate", GF_ARG_REQUIRED, "DEG",
-     "rotate clockwise; multiples of 90 exact, others bilinear on an enlarged canvas", parse_rotate,
-     shape_rotate, gf_cpu_rotate, CUDA(gf_cuda_rotate), 0},
+     shape_orient, gf_cpu_orient, CUDA(orient), 0, LIST("-transverse"), LIST("-transverse")},
+    {"flip", GF_ARG_NONE, NULL, "mirror top-bottom", parse_flip, shape_orient, gf_cpu_orient, CUDA(orient), 0,
+     LIST("-flip"), LIST("-flip")},
+    {"flop", GF_ARG_NONE, NULL, "mirror left-right", parse_flop, shape_orient, gf_cpu_orient, CUDA(orient), 0,
+     LIST("-flop"), LIST("-flop")},
+    {"rotate", GF_ARG_REQUIRED, "DEG", "rotate clockwise; multiples of 90 exact, others bilinear on an enlarged canvas",
+     parse_rotate, shape_rotate, gf_cpu_rotate, CUDA(rotate), 0,
+     LIST("-rotate 30", "-background none -rotate 80", "-rotate 135.7", "-rotate 1", "-rotate 359",
+          "-background #ff000080 -rotate 200.5", "-rotate 90", "-rotate 180", "-rotate 270"),
+     LIST("-rotate 90", "-rotate 180", "-rotate 30")},
     {"histogram", GF_ARG_REQUIRED, "FILE",
-     "write the histogram here (.csv, .json, .png chart, else text; - stdout); image unchanged",
-     parse_histogram, NULL, gf_cpu_histogram, CUDA(gf_cuda_histogram), 1},
+     "write the histogram here (.csv, .json, .png chart, else text; - stdout); image unchanged", parse_histogram,
+     NULL, gf_cpu_histogram, CUDA(histogram), 1,
+     LIST("-histogram h.csv", "-bins 16 -histogram h.txt", "-bins 1024 -histogram h.json",
+          "-bins 65536 -histogram h.csv"),
+     LIST("-histogram /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
-     gf_cpu_equalize, CUDA(gf_cuda_equalize), 0},
+     gf_cpu_equalize, CUDA(equalize), 0, LIST("-equalize"), LIST("-equalize")},
 };
 const int gf_nops = (int)(sizeof gf_ops / sizeof gf_ops[0]);
 

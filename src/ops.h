@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/* THE op table (ops.c): every operation's name, typed arguments, help line,
+ * output shape, test and benchmark arguments, and its two implementations,
+ * gf_cpu_<op> (src/cpu/<op>.c) and gf_cuda_<op> (kernels/<op>.cu).  The
+ * command line, --help, the man-page test, the CUDA pipeline, gpucheck and
+ * the benchmark all read this table. */
 #ifndef GF_OPS_H
 #define GF_OPS_H
 
@@ -7,77 +12,101 @@
 #include "image.h"
 #include "numeric.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A colour for -background, as 16-bit RGBA. */
 typedef struct gf_color {
     uint16_t rgba[4];
-    int given; /* 0: default ("none" on images with alpha, else black) */
+    int given; /* 0: the default, "none" on images with alpha, else black */
 } gf_color;
 
+/* The typed arguments of each operation: a step holds those of its op. */
+struct gf_blur_args { double sigma; int radius; };   /* radius resolved: ceil(3 sigma) unless given */
+struct gf_box_args { int radius; };
+struct gf_laplacian_args { int neighbours; };         /* 8 or 4 */
+struct gf_orient_args { enum gf_orient orient; };    /* -transpose, -transverse, -flip, -flop */
+struct gf_rotate_args {
+    double angle;         /* clockwise degrees in [0, 360) */
+    int right;            /* a multiple of 90: an exact move by `orient` */
+    enum gf_orient orient;
+};
+struct gf_histogram_args { const char *path; };
 
-struct gf_op;
-struct gf_cuda;
-
-/* One operation of the pipeline with its arguments and the settings in force
- * where it was written on the command line. */
+/* One operation of the pipeline: its op, its arguments and the settings in
+ * force where it was written on the command line. */
 typedef struct gf_step {
     const struct gf_op *op;
-    gf_border border;
-    double sigma;     /* blur */
-    int radius;       /* blur (resolved), box */
-    int variant;      /* laplacian: 8 or 4; orientation ops: enum gf_orient; rotate: its
-                         gf_orient for a right angle, else -1 */
-    double angle;     /* rotate, clockwise degrees in [0, 360) */
-    gf_color bg;      /* rotate */
-    const char *path; /* histogram */
-    int bins;         /* histogram: 0 means 256 */
+    gf_border border;    /* -border */
+    gf_color background; /* -background */
+    int bins;            /* -bins (0: 256) */
+    union {
+        struct gf_blur_args blur;
+        struct gf_box_args box;
+        struct gf_laplacian_args laplacian;
+        struct gf_orient_args orient;
+        struct gf_rotate_args rotate;
+        struct gf_histogram_args histogram;
+    };
 } gf_step;
-
-typedef gf_status (*gf_cpu_fn)(const gf_step *s, const gf_image *in, gf_image *out);
-typedef gf_status (*gf_cuda_fn)(struct gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
 
 enum gf_argkind { GF_ARG_NONE, GF_ARG_REQUIRED, GF_ARG_OPTIONAL };
 
-/* An operation: one entry of the op table drives parsing, --help, the man
- * page test and both back ends.  `out` is NULL for pass-through ops. */
+typedef gf_status gf_parse_fn(gf_step *s, const char *arg);
+typedef gf_status gf_shape_fn(const gf_step *s, const gf_shape *in, gf_shape *out);
+/* The CPU reference: `out` is allocated in the output shape (NULL for pass-through ops). */
+typedef gf_status gf_cpu_fn(const gf_step *s, const gf_image *in, gf_image *out);
+
+struct gf_cuda;
+/* The GPU side of an op (kernels/<op>.cu); images hold device pointers.
+ * `enqueue` puts the op's kernels on the back end's stream without waiting;
+ * `finish` (pass-through ops) then does the host's part once they are done.
+ * `path` names, from `paths`, the kernels enqueue would take for this step
+ * and image: -v shows it, and gpucheck makes sure every path is reached. */
+typedef struct gf_cuda_op {
+    gf_status (*enqueue)(struct gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out);
+    gf_status (*finish)(struct gf_cuda *cu, const gf_step *s, const gf_image *in);
+    int (*path)(const gf_step *s, const gf_image *in);
+    const char *const *paths; /* NULL-terminated */
+} gf_cuda_op;
+
 typedef struct gf_op {
     const char *name;
     enum gf_argkind arg;
     const char *metavar;
     const char *help;
-    gf_status (*parse)(gf_step *s, const char *arg); /* NULL: no argument */
-    gf_status (*shape)(const gf_step *s, const gf_shape *in, gf_shape *out); /* NULL: same shape */
-    gf_cpu_fn cpu;
-    gf_cuda_fn cuda; /* NULL: CPU only */
-    int passthrough;
+    gf_parse_fn *parse;   /* NULL: no argument */
+    gf_shape_fn *shape;   /* NULL: the input's shape */
+    gf_cpu_fn *cpu;
+    const gf_cuda_op *cuda; /* NULL in a build without CUDA */
+    int passthrough;        /* the image passes on unchanged (-histogram) */
+    /* Command-line fragments for gpucheck, which runs each over its grid of
+     * images, and for the benchmark's table; NULL-terminated. */
+    const char *const *tests;
+    const char *const *bench;
 } gf_op;
 
 extern const gf_op gf_ops[];
 extern const int gf_nops;
 const gf_op *gf_op_find(const char *name);
 
-/* The output shape of a step (calls op->shape or keeps the input's). */
+/* The output shape of a step (op->shape, or the input's). */
 gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out);
 /* Walks *shape through the steps, checking every result against `limit`;
  * *most is the largest image (in bytes) along the way, the input included. */
 gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint64_t limit, size_t *most);
 
-/* CPU reference implementations, src/cpu/<op>.c */
-gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_box(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_laplacian(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_histogram(const gf_step *s, const gf_image *in, gf_image *out);
-gf_status gf_cpu_equalize(const gf_step *s, const gf_image *in, gf_image *out);
-
-/* Shared by both back ends. */
+/* Helpers both back ends share. */
 /* Integer blur taps q[0..radius] (q[i] for offsets +-i), summing to 2^bits. */
 gf_status gf_blur_taps(double sigma, int radius, int bits, uint32_t **taps);
 int gf_blur_radius(double sigma);
-/* Output shape of -rotate at a non-right angle, and the background in the output's depth. */
+/* -rotate at other angles: the output shape and channels, the background in
+ * the output's depth, and the fixed-point sampling plan (numeric.h). */
 void gf_rotate_shape(double angle, int w, int h, int *ow, int *oh);
 int gf_rotate_channels(const gf_step *s, int channels);
 void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_t bg[4]);
+gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape *out);
 /* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth. */
 gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);
@@ -85,4 +114,7 @@ int gf_histogram_bins(const gf_step *s, int depth);
 /* Equalisation lookup tables lut[ch * (maxval+1) + v] from full-resolution counts. */
 void gf_equalize_luts(const gf_image *img, const uint64_t *counts, uint32_t *lut);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the CPU reference operations against naive references
  * written here, independently: float64 Gaussian, direct window sums, direct
- * 3x3 stencils, explicit index formulas.  Random images of odd sizes, 1x1,
+ * 3x3 stencils, explicit index formulas, float64 bilinear rotation.  Each
+ * op's test fragments from the op table, on random images of odd sizes, 1x1,
  * strips, every border, 8 and 16 bit, 1 to 4 channels.
- *   refcheck OP    (blur, box, laplacian, orient, histogram, equalize, taps) */
+ *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps) */
 #include "config.h"
 
 #include <math.h>
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "cli.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t next(void)
@@ -64,13 +65,14 @@ static double sample(const gf_image *img, long x, long y, int ch, int border)
     return (sx < 0 || sy < 0) ? 0.0 : gf_image_get(img, (int)sx, (int)sy, ch);
 }
 
+static const char *fragment; /* the op table's fragment being checked */
+
 static void report(const char *what, const gf_image *in, const gf_step *s, int x, int y, int ch, double got,
                    double want)
 {
     if (failures++ < 10)
-        fprintf(stderr, "FAIL %s %dx%dx%d/%d border=%s r=%d sigma=%g at (%d,%d,%d): got %g want %g\n", what,
-                in->width, in->height, in->channels, in->depth, border_names[s->border], s->radius, s->sigma, x, y,
-                ch, got, want);
+        fprintf(stderr, "FAIL %s (%s) %dx%dx%d/%d border=%s at (%d,%d,%d): got %g want %g\n", what, fragment,
+                in->width, in->height, in->channels, in->depth, border_names[s->border], x, y, ch, got, want);
 }
 
 static gf_status run(const gf_step *s, const gf_image *in, gf_image *out)
@@ -88,33 +90,46 @@ static gf_status run(const gf_step *s, const gf_image *in, gf_image *out)
     return st;
 }
 
-static gf_step make_step(const char *op, const char *arg, int border)
+/* The step of `frag` (one of the op table's test fragments) under -border `border`. */
+static gf_step make_step(const char *frag, int border)
 {
-    gf_step s = {0};
-    s.op = gf_op_find(op);
-    s.border = (gf_border)border;
-    if (s.op->parse && s.op->parse(&s, arg)) {
-        fprintf(stderr, "bad test argument %s %s\n", op, arg);
+    static gf_plan plan; /* the steps may point into its text until the next call */
+    char text[256];
+    gf_plan_free(&plan);
+    snprintf(text, sizeof text, "-border %s %s", border_names[border], frag);
+    if (gf_cli_parse_ops(text, &plan) || plan.nsteps != 1) {
+        fprintf(stderr, "bad test fragment '%s'\n", frag);
         exit(2);
     }
-    return s;
+    fragment = frag;
+    return plan.steps[0];
+}
+
+/* The op table's test fragments of `op`, and their number. */
+static const char *const *tests_of(const char *op, int *n)
+{
+    const char *const *t = gf_op_find(op)->tests;
+    for (*n = 0; t[*n]; ++*n) {
+    }
+    return t;
 }
 
 static void check_blur(void)
 {
-    static const char *const args[] = {"0.3", "1", "2.5", "7", "50", "3x0.8", "40x4"};
+    int na;
+    const char *const *args = tests_of("blur", &na);
     for (int si = 0; si < NSIZES; si++)
-        for (int a = 0; a < 7; a++)
+        for (int a = 0; a < na; a++)
             for (int b = 0; b < 4; b++) {
                 int c = 1 + (si + a) % 4, d = (si + b) % 2 ? 16 : 8;
                 gf_image in, out;
                 random_image(&in, sizes[si][0], sizes[si][1], c, d, a % 2);
-                gf_step s = make_step("blur", args[a], b);
+                gf_step s = make_step(args[a], b);
                 run(&s, &in, &out);
-                const int R = s.radius, W = in.width, H = in.height;
+                const int R = s.blur.radius, W = in.width, H = in.height;
                 double *w = malloc(sizeof *w * (2 * R + 1)), tot = 0;
                 for (int i = -R; i <= R; i++)
-                    tot += w[i + R] = exp(-(double)i * i / (2 * s.sigma * s.sigma));
+                    tot += w[i + R] = exp(-(double)i * i / (2 * s.blur.sigma * s.blur.sigma));
                 double *t = malloc(sizeof *t * (size_t)W * H);
                 for (int ch = 0; ch < c; ch++) {
                     for (int y = 0; y < H; y++)
@@ -147,28 +162,40 @@ static void check_blur(void)
 
 static void check_box(void)
 {
-    static const char *const args[] = {"1", "2", "7", "40"};
+    int na;
+    const char *const *args = tests_of("box", &na);
     for (int si = 0; si < NSIZES; si++)
-        for (int a = 0; a < 4; a++)
+        for (int a = 0; a < na; a++)
             for (int b = 0; b < 4; b++) {
                 int c = 1 + (si + a + b) % 4, d = (si + a) % 2 ? 16 : 8;
                 gf_image in, out;
                 random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
-                gf_step s = make_step("box", args[a], b);
+                gf_step s = make_step(args[a], b);
                 run(&s, &in, &out);
-                const long R = s.radius, n = (2 * R + 1) * (2 * R + 1);
-                for (int y = 0; y < in.height; y++)
-                    for (int x = 0; x < in.width; x++)
-                        for (int ch = 0; ch < c; ch++) {
+                const long R = s.box.radius, n = (2 * R + 1) * (2 * R + 1), W = in.width, H = in.height;
+                double *rows = malloc(sizeof *rows * (size_t)W * H); /* each row's window sums, direct */
+                for (int ch = 0; ch < c; ch++) {
+                    for (long y = 0; y < H; y++)
+                        for (long x = 0; x < W; x++) {
+                            double r = 0;
+                            for (long i = -R; i <= R; i++)
+                                r += sample(&in, x + i, y, ch, b);
+                            rows[y * W + x] = r;
+                        }
+                    for (int y = 0; y < H; y++)
+                        for (int x = 0; x < W; x++) {
                             double sum = 0;
-                            for (long j = -R; j <= R; j++)
-                                for (long i = -R; i <= R; i++)
-                                    sum += sample(&in, x + i, y + j, ch, b);
+                            for (long j = -R; j <= R; j++) {
+                                long sy = ref_index(y + j, H, b);
+                                sum += sy < 0 ? 0 : rows[sy * W + x];
+                            }
                             double want = floor(sum / n + 0.5), got = gf_image_get(&out, x, y, ch);
                             checks++;
                             if (got != want)
                                 report("box", &in, &s, x, y, ch, got, want);
                         }
+                }
+                free(rows);
                 gf_image_free(&in);
                 gf_image_free(&out);
             }
@@ -185,7 +212,7 @@ static void check_laplacian(void)
                     int d = (si + c) % 2 ? 16 : 8;
                     gf_image in, out;
                     random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
-                    gf_step s = make_step("laplacian", v ? "4" : NULL, b);
+                    gf_step s = make_step(v ? "-laplacian=4" : "-laplacian", b);
                     run(&s, &in, &out);
                     const int(*k)[3] = v ? k4 : k8;
                     for (int y = 0; y < in.height; y++)
@@ -213,15 +240,14 @@ static void check_laplacian(void)
 
 static void check_orient(void)
 {
-    static const char *const ops[] = {"transpose", "transverse", "flip", "flop", "rotate", "rotate", "rotate",
-                                      "rotate"};
-    static const char *const args[] = {NULL, NULL, NULL, NULL, "90", "180", "270", "-90"};
+    static const char *const ops[] = {"-transpose", "-transverse", "-flip", "-flop", "-rotate 90", "-rotate 180",
+                                      "-rotate 270", "-rotate -90"};
     for (int si = 0; si < NSIZES; si++)
         for (int o = 0; o < 8; o++) {
             int c = 1 + (si + o) % 4, d = o % 2 ? 16 : 8;
             gf_image in, out;
             random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
-            gf_step s = make_step(ops[o], args[o], 0);
+            gf_step s = make_step(ops[o], 0);
             run(&s, &in, &out);
             const int W = in.width, H = in.height;
             for (int y = 0; y < out.height; y++)
@@ -241,6 +267,54 @@ static void check_orient(void)
                         checks++;
                         if (got != want)
                             report(ops[o], &in, &s, x, y, ch, got, want);
+                    }
+                }
+            gf_image_free(&in);
+            gf_image_free(&out);
+        }
+}
+
+/* Non-right angles: float64 bilinear sampling of the same geometry (output
+ * pixel centres rotated about the centres), background outside, within 1 of
+ * the fixed-point reference (positions rounded to 2^-8 or 2^-16 pixel). */
+static void check_rotate(void)
+{
+    int na;
+    const char *const *args = tests_of("rotate", &na);
+    for (int si = 0; si < NSIZES; si++)
+        for (int a = 0; a < na; a++) {
+            int c = 1 + (si + a) % 4, d = (si + a) % 3 ? 8 : 16;
+            gf_image in, out;
+            random_image(&in, sizes[si][0], sizes[si][1], c, d, a % 2);
+            gf_step s = make_step(args[a], 0);
+            if (s.rotate.right) {
+                gf_image_free(&in);
+                continue;
+            }
+            run(&s, &in, &out);
+            uint32_t bg[4];
+            gf_rotate_background(&s, out.channels, d, bg);
+            const double t = s.rotate.angle * M_PI / 180, ca = cos(t), sa = sin(t);
+            const int W = in.width, H = in.height;
+            for (int y = 0; y < out.height; y++)
+                for (int x = 0; x < out.width; x++) {
+                    const double px = x + 0.5 - out.width / 2.0, py = y + 0.5 - out.height / 2.0;
+                    const double sx = px * ca + py * sa + W / 2.0 - 0.5, sy = -px * sa + py * ca + H / 2.0 - 0.5;
+                    const double fx = sx - floor(sx), fy = sy - floor(sy);
+                    const long x0 = (long)floor(sx), y0 = (long)floor(sy);
+                    for (int ch = 0; ch < out.channels; ch++) {
+                        double v = 0;
+                        for (int k = 0; k < 4; k++) {
+                            const long xi = x0 + (k & 1), yi = y0 + (k >> 1);
+                            const double wgt = (k & 1 ? fx : 1 - fx) * (k >> 1 ? fy : 1 - fy);
+                            const int outside = xi < 0 || yi < 0 || xi >= W || yi >= H;
+                            v += wgt * (outside ? bg[ch] : ch < c ? gf_image_get(&in, (int)xi, (int)yi, ch)
+                                                                  : gf_maxval(d));
+                        }
+                        const double got = gf_image_get(&out, x, y, ch);
+                        checks++;
+                        if (fabs(got - floor(v + 0.5)) > 1)
+                            report("rotate", &in, &s, x, y, ch, got, floor(v + 0.5));
                     }
                 }
             gf_image_free(&in);
@@ -282,7 +356,7 @@ static void check_equalize(void)
             for (int d = 8; d <= 16; d += 8) {
                 gf_image in, out;
                 random_image(&in, sizes[si][0], sizes[si][1], c, d, c % 2);
-                gf_step s = make_step("equalize", NULL, 0);
+                gf_step s = make_step("-equalize", 0);
                 run(&s, &in, &out);
                 const unsigned max = gf_maxval(d);
                 const double n = (double)in.width * in.height;
@@ -351,7 +425,7 @@ static void check_taps(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|histogram|equalize|taps\n");
+        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|rotate|histogram|equalize|taps\n");
         return 2;
     }
     const char *w = argv[1];
@@ -363,6 +437,8 @@ int main(int argc, char **argv)
         check_laplacian();
     else if (!strcmp(w, "orient"))
         check_orient();
+    else if (!strcmp(w, "rotate"))
+        check_rotate();
     else if (!strcmp(w, "histogram"))
         check_histogram();
     else if (!strcmp(w, "equalize"))

@@ -5,9 +5,11 @@
 
 #include "sample.h"
 
+gf_cpu_fn gf_cpu_box;
+
 gf_status gf_cpu_box(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = s->radius;
+    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = s->box.radius;
     const uint64_t n = (uint64_t)(2 * R + 1) * (uint64_t)(2 * R + 1);
     uint64_t *t = NULL;
     long *mx = NULL, *my = NULL;

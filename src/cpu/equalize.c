@@ -32,6 +32,8 @@ void gf_equalize_luts(const gf_image *img, const uint64_t *counts, uint32_t *lut
     }
 }
 
+gf_cpu_fn gf_cpu_equalize;
+
 gf_status gf_cpu_equalize(const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int C = in->channels, d = in->depth;

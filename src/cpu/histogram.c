@@ -27,6 +27,8 @@ gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts)
     return GF_OK;
 }
 
+gf_cpu_fn gf_cpu_histogram;
+
 gf_status gf_cpu_histogram(const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int bins = gf_histogram_bins(s, in->depth);
@@ -35,7 +37,7 @@ gf_status gf_cpu_histogram(const gf_step *s, const gf_image *in, gf_image *out)
     if (st)
         return st;
     if (!(st = gf_histogram_count(in, bins, counts)))
-        st = gf_histogram_write(s->path, in, bins, counts);
+        st = gf_histogram_write(s->histogram.path, in, bins, counts);
     free(counts);
     return st;
 }

@@ -5,6 +5,8 @@
 
 #include "sample.h"
 
+gf_cpu_fn gf_cpu_laplacian;
+
 gf_status gf_cpu_laplacian(const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int W = in->width, H = in->height, C = in->channels, d = in->depth;
@@ -24,7 +26,7 @@ gf_status gf_cpu_laplacian(const gf_step *s, const gf_image *in, gf_image *out)
                         long sx = mx[x + i], sy = my[y + j];
                         v[j][i] = (sx < 0 || sy < 0) ? 0 : ld(in->data, ((size_t)sy * W + sx) * C + c, d);
                     }
-                int64_t r = s->variant == 4 ? 4 * v[1][1] - v[0][1] - v[1][0] - v[1][2] - v[2][1]
+                int64_t r = s->laplacian.neighbours == 4 ? 4 * v[1][1] - v[0][1] - v[1][0] - v[1][2] - v[2][1]
                                             : 9 * v[1][1] - (v[0][0] + v[0][1] + v[0][2] + v[1][0] + v[1][1] +
                                                              v[1][2] + v[2][0] + v[2][1] + v[2][2]);
                 if (r < 0)

@@ -7,9 +7,11 @@
 
 #include "sample.h"
 
-gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out)
+gf_cpu_fn gf_cpu_orient;
+
+void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out)
 {
-    const int W = in->width, H = in->height, o = s->variant;
+    const int W = in->width, H = in->height;
     const size_t px = (size_t)in->channels * (in->depth / 8);
     const uint8_t *src = in->data;
     uint8_t *dst = out->data;
@@ -22,5 +24,10 @@ gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out)
                 sy = H - 1 - sy;
             memcpy(dst + ((size_t)y * out->width + x) * px, src + ((size_t)sy * W + sx) * px, px);
         }
+}
+
+gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out)
+{
+    gf_orient_image(s->orient.orient, in, out);
     return GF_OK;
 }

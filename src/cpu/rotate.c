@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Rotation by any angle, the reference.  Right angles are exact moves
- * (orient.c); other angles sample bilinearly on an enlarged canvas:
- * output pixel centre p' (relative to the output centre) reads the input at
- * R(-angle) p' (relative to the input centre); neighbours outside the input
- * read the background. */
+ * (orient.c); other angles sample bilinearly on an enlarged canvas, in the
+ * fixed point of numeric.h (gf_rotate_axis, gf_rotate_mix): output pixel
+ * centre p' (relative to the output centre) reads the input at R(-angle) p'
+ * (relative to the input centre); neighbours outside the input read the
+ * background. */
 #include "config.h"
 
 #include <math.h>
 
 #include "sample.h"
+
+gf_cpu_fn gf_cpu_rotate;
 
 void gf_rotate_shape(double angle, int w, int h, int *ow, int *oh)
 {
@@ -29,7 +32,7 @@ static int opaque(const gf_color *bg)
 
 int gf_rotate_channels(const gf_step *s, int channels)
 {
-    if (!gf_has_alpha(channels) && s->bg.given && !opaque(&s->bg))
+    if (!gf_has_alpha(channels) && s->background.given && !opaque(&s->background))
         return channels + 1;
     return channels;
 }
@@ -37,9 +40,9 @@ int gf_rotate_channels(const gf_step *s, int channels)
 void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_t bg[4])
 {
     uint32_t v[4] = {0, 0, 0, 65535}; /* black */
-    if (s->bg.given)
+    if (s->background.given)
         for (int i = 0; i < 4; i++)
-            v[i] = s->bg.rgba[i];
+            v[i] = s->background.rgba[i];
     else if (gf_has_alpha(out_channels))
         v[3] = 0; /* none */
     if (depth == 8)
@@ -55,40 +58,50 @@ void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_
     }
 }
 
+gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape *out)
+{
+    const double a = s->rotate.angle * M_PI / 180.0, ca = cos(a), sa = sin(a), one = 4294967296.0;
+    /* the source of output pixel (0, 0): its centre, 0.5 - OW / 2, 0.5 - OH / 2 from the output's */
+    const double px = 0.5 - out->width / 2.0, py = 0.5 - out->height / 2.0;
+    gf_rotation r = {
+        llround((px * ca + py * sa + in->width / 2.0 - 0.5) * one),
+        llround((-px * sa + py * ca + in->height / 2.0 - 0.5) * one),
+        llround(ca * one), llround(sa * one), llround(-sa * one), llround(ca * one),
+        in->depth == 16 ? 16 : 8,
+    };
+    return r;
+}
+
 gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    if (s->variant >= 0) /* a right angle (parse_rotate) */
-        return gf_cpu_orient(s, in, out);
-    const int W = in->width, H = in->height, C = in->channels, d = in->depth;
-    const int OC = out->channels, OW = out->width, OH = out->height;
-    const uint32_t max = gf_maxval(d);
+    if (s->rotate.right) {
+        gf_orient_image(s->rotate.orient, in, out);
+        return GF_OK;
+    }
+    const int W = in->width, H = in->height, C = in->channels, d = in->depth, OC = out->channels;
+    const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
+    const gf_rotation r = gf_rotate_plan(s, &is, &os);
     uint32_t bg[4];
     gf_rotate_background(s, OC, d, bg);
-    const double a = s->angle * M_PI / 180.0, ca = cos(a), sa = sin(a);
-    for (int y = 0; y < OH; y++)
-        for (int x = 0; x < OW; x++) {
-            double px = x + 0.5 - OW / 2.0, py = y + 0.5 - OH / 2.0;
-            double sx = px * ca + py * sa + W / 2.0 - 0.5;
-            double sy = -px * sa + py * ca + H / 2.0 - 0.5;
-            double fx0 = floor(sx), fy0 = floor(sy);
-            double fx = sx - fx0, fy = sy - fy0;
-            long x0 = (long)fx0, y0 = (long)fy0;
+    for (int y = 0; y < out->height; y++)
+        for (int x = 0; x < out->width; x++) {
+            long ix, iy;
+            uint32_t fx, fy;
+            gf_rotate_axis(r.x0 + x * r.xx + y * r.xy, r.bits, &ix, &fx);
+            gf_rotate_axis(r.y0 + x * r.yx + y * r.yy, r.bits, &iy, &fy);
             for (int c = 0; c < OC; c++) {
-                double v = 0;
+                uint32_t v[4]; /* the neighbours (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1) */
                 for (int k = 0; k < 4; k++) {
-                    long xi = x0 + (k & 1), yi = y0 + (k >> 1);
-                    double wgt = ((k & 1) ? fx : 1 - fx) * ((k >> 1) ? fy : 1 - fy);
-                    uint32_t sv;
+                    const long xi = ix + (k & 1), yi = iy + (k >> 1);
                     if (xi < 0 || yi < 0 || xi >= W || yi >= H)
-                        sv = bg[c];
+                        v[k] = bg[c];
                     else if (c < C)
-                        sv = ld(in->data, ((size_t)yi * W + xi) * C + c, d);
+                        v[k] = ld(in->data, ((size_t)yi * W + xi) * C + c, d);
                     else
-                        sv = max; /* alpha added to an opaque image */
-                    v += wgt * sv;
+                        v[k] = gf_maxval(d); /* alpha added to an opaque image */
                 }
-                long r = (long)floor(v + 0.5);
-                put(out->data, ((size_t)y * OW + x) * OC + c, d, (uint32_t)(r < 0 ? 0 : r > (long)max ? max : r));
+                put(out->data, ((size_t)y * out->width + x) * OC + c, d,
+                    gf_rotate_mix(v[0], v[1], v[2], v[3], fx, fy, r.bits));
             }
         }
     return GF_OK;

@@ -35,6 +35,9 @@ static inline gf_status border_map(long n, long r, int border, long **out)
     return GF_OK;
 }
 
+/* The pixel moves of orient.c, also -rotate's at right angles. */
+void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out);
+
 /* Allocates n elements of `size` bytes with the multiplication checked. */
 static inline gf_status alloc_array(size_t n, size_t size, void **out)
 {
