@@ -4,7 +4,9 @@
  *       PATTERN: noise, smooth, edge, const, ramp
  *   imgtool cmp A B TOL     exit 0 if same shape and every sample within TOL
  *   imgtool info FILE       prints "W H C DEPTH"
- *   imgtool get FILE X Y CH prints one sample */
+ *   imgtool get FILE X Y CH prints one sample
+ *   imgtool channel FILE CH OUT.pam   channel CH alone, as a gray image
+ *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded) */
 #include "config.h"
 
 #include <math.h>
@@ -109,7 +111,37 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
-    fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH\n");
+    if (argc == 4 && !strcmp(argv[1], "stats")) {
+        gf_image a;
+        const int ch = atoi(argv[3]);
+        if (load(argv[2], &a) || ch < 0 || ch >= a.channels)
+            return 2;
+        unsigned lo = ~0u, hi = 0;
+        double sum = 0;
+        for (int y = 0; y < a.height; y++)
+            for (int x = 0; x < a.width; x++) {
+                const unsigned v = gf_image_get(&a, x, y, ch);
+                lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v;
+            }
+        printf("%u %u %.0f\n", lo, hi, sum / ((double)a.width * a.height));
+        gf_image_free(&a);
+        return 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "channel")) {
+        gf_image a, g;
+        const int ch = atoi(argv[3]);
+        if (load(argv[2], &a) || ch < 0 || ch >= a.channels || gf_image_alloc(&g, a.width, a.height, 1, a.depth))
+            return 2;
+        for (int y = 0; y < a.height; y++)
+            for (int x = 0; x < a.width; x++)
+                gf_image_set(&g, x, y, 0, gf_image_get(&a, x, y, ch));
+        const int rc = gf_write_file(argv[4], emit, &g) ? 2 : 0;
+        gf_image_free(&a);
+        gf_image_free(&g);
+        return rc;
+    }
+    fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
+                    " | channel F CH OUT | stats F CH\n");
     return 2;
 }
 
