@@ -137,11 +137,19 @@ __global__ void __launch_bounds__(COL_TX *COL_THREADS_Y)
         const chunk ch = chunk_at(i0, R, COL_TY, y0);
         __syncthreads();
 #pragma unroll
-        for (int j = 0; j < 2; j++)
-            for (int r = ty; j < ch.nspans && r < ch.len[j]; r += COL_THREADS_Y) {
-                const long sy = gf_border_index(ch.start[j] + r, H, border);
-                s[(j * ch.hi + r) * COL_TX + tx] = (sy < 0 || sc >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + sc];
+        for (int j = 0; j < 2; j++) {
+            uint32_t *d = s + j * ch.hi * COL_TX + tx;
+            if (j < ch.nspans && ch.start[j] >= 0 && ch.start[j] + ch.len[j] <= H && sc < N) { // no border
+                const auto *src = mid + (size_t)ch.start[j] * N + sc;
+                for (int r = ty; r < ch.len[j]; r += COL_THREADS_Y)
+                    d[r * COL_TX] = src[(size_t)r * N];
+            } else {
+                for (int r = ty; j < ch.nspans && r < ch.len[j]; r += COL_THREADS_Y) {
+                    const long sy = gf_border_index(ch.start[j] + r, H, border);
+                    d[r * COL_TX] = (sy < 0 || sc >= N) ? 0u : (uint32_t)mid[(size_t)sy * N + sc];
+                }
             }
+        }
         for (int i = ty * COL_TX + tx; i < ch.n; i += COL_TX * COL_THREADS_Y)
             s_q[i] = taps[i0 + i];
         __syncthreads();
