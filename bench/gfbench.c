@@ -209,7 +209,7 @@ static void bench_format(const char *fmt, int w, int h)
     printf("\n%s %dx%d (%.1f MiB): copy ceiling %.3f ms, %.0f GB/s (read + write)\n", fmt, w, h, bytes / 1048576.0,
            copy_ms, copy_gbs);
     printf("  read pass %.4f ms, %.0f GB/s (read only); empty kernel %.4f ms\n", read_ms, read_gbs, empty_ms);
-    printf("%-18s %9s %8s %7s %9s %8s  %s\n", "op", "ms", "GB/s", "ofcopy", "npp_ms", "vs_npp", "kernels");
+    printf("%-20s %9s %8s %7s %9s %8s  %s\n", "op", "ms", "GB/s", "ofcopy", "npp_ms", "vs_npp", "kernels");
     if (csv)
         fprintf(csv, "%s,copy,%.4f,%.1f,1.000,,,\n%s,read pass,%.4f,%.1f,%.3f,,,\n%s,empty kernel,%.4f,,,,,\n", fmt,
                 copy_ms, copy_gbs, fmt, read_ms, read_gbs, read_gbs / copy_gbs, fmt, empty_ms);
@@ -249,7 +249,7 @@ static void bench_format(const char *fmt, int w, int h)
             if (nppms)
                 snprintf(pb, sizeof pb, "%.3f", nppms), snprintf(sb, sizeof sb, "%.2fx", nppms / ms);
             const char *path = st->op->cuda->paths[st->op->cuda->path(st, &in)];
-            printf("%-18s %9.3f %8.0f %7.3f %9s %8s  %s\n", *f, ms, gbs, gbs / copy_gbs, pb, sb, path);
+            printf("%-20s %9.3f %8.0f %7.3f %9s %8s  %s\n", *f, ms, gbs, gbs / copy_gbs, pb, sb, path);
             if (csv)
                 fprintf(csv, "%s,%s,%.4f,%.1f,%.3f,%s,%s,%s\n", fmt, *f, ms, gbs, gbs / copy_gbs, pb, sb, path);
             gf_plan_free(&plan);
