@@ -297,8 +297,14 @@ gf_status gf_cli_parse_ops(const char *ops, gf_plan *p)
         memset(p, 0, sizeof *p);
         return gf_error(GF_ENOMEM, "out of memory");
     }
-    for (char *t = strtok(text, " "); t && argc < 64; t = strtok(NULL, " "))
+    for (char *t = strtok(text, " "); t; t = strtok(NULL, " ")) {
+        if (argc == 64) {
+            free(text);
+            memset(p, 0, sizeof *p);
+            return gf_error(GF_EINVAL, "a fragment of more than 63 words: '%s'", ops);
+        }
         argv[argc++] = t;
+    }
     argv[argc++] = "in";
     argv[argc++] = "out";
     gf_status st = gf_cli_parse(argc, argv, p);

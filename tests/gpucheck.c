@@ -45,12 +45,15 @@ static struct {
 
 static void count_path(const gf_cuda_op *op, int path)
 {
-    for (int i = 0; i < 32; i++)
+    for (int i = 0; i < 32 && path >= 0 && path < MAX_PATHS; i++)
         if (!taken[i].op || taken[i].op == op) {
             taken[i].op = op;
             taken[i].hits[path]++;
             return;
         }
+    fprintf(stderr, "gpucheck: path %d of a CUDA op cannot be counted (at most 32 ops, %d paths each)\n", path,
+            MAX_PATHS);
+    exit(2);
 }
 
 enum fill { RANDOM, SMOOTH, MAXIMUM, PHOTO };
