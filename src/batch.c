@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parallel.h"
 #include "pipeline.h"
 
 #define LANES_PER_DEVICE 4 /* enough to keep a GPU busy; each holds 2 images of device memory */
@@ -484,7 +485,12 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     const char *blame = j->input;
     if (!st) {
         blame = j->output;
-        st = gf_store(&plan->set, &j->img, j->fmt, j->output, j->input);
+        /* the cores left idle by a batch's tail help the encoders */
+        pthread_mutex_lock(&b->lock);
+        const unsigned long long busy = b->dispatched - b->done - b->failed;
+        pthread_mutex_unlock(&b->lock);
+        st = gf_store(&plan->set, busy > 1 ? (int)(b->nthreads / busy) : b->nthreads, &j->img, j->fmt, j->output,
+                      j->input);
     }
     finished(b, st, blame, mp);
 out:
@@ -580,12 +586,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
-}
-
 int gf_batch(const gf_plan *plan)
 {
     const gf_settings *set = &plan->set;
@@ -594,7 +594,7 @@ int gf_batch(const gf_plan *plan)
         fprintf(stderr, "gpufilter: %s: %s\n", set->outdir, gf_error_detail(st));
         return 1;
     }
-    batch b = {.plan = plan, .nthreads = set->threads ? set->threads : default_threads()};
+    batch b = {.plan = plan, .nthreads = set->threads ? set->threads : gf_cpu_count()};
     b.src.args = plan->args;
     b.src.nargs = plan->nargs;
     b.tty = isatty(STDERR_FILENO);

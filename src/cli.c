@@ -184,7 +184,7 @@ const gf_setting gf_settings_table[] = {
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
-    {"threads", GF_ARG_REQUIRED, "N", "codec worker threads in batch mode (number of cores)", set_threads},
+    {"threads", GF_ARG_REQUIRED, "N", "batch workers, and PNG deflate threads (number of cores)", set_threads},
     {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)",
      set_limit},
     {"v", GF_ARG_NONE, NULL, "per-stage timings on stderr", set_verbose},

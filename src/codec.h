@@ -19,6 +19,7 @@ typedef struct gf_encode_opts {
     int quality;  /* JPEG 1..100 */
     int compress; /* PNG zlib level 0..9 */
     int pam;      /* PNM: always write P7 */
+    int threads;  /* PNG: deflate on up to this many threads (the file is the same) */
     char *detail; /* out, may be NULL: what the encoder chose, for -v (GF_ENCODE_DETAIL bytes) */
 } gf_encode_opts;
 #define GF_ENCODE_DETAIL 32

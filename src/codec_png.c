@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "codec.h"
+#include "parallel.h"
 
 struct pngctx {
     const uint8_t *buf;
@@ -29,12 +30,6 @@ static void on_error(png_structp png, png_const_charp msg)
         snprintf(c->msg, sizeof c->msg, "%s", msg);
     else
         snprintf(c->msg, sizeof c->msg, "corrupt PNG: %s", msg);
-    png_longjmp(png, 1);
-}
-
-static void on_error_quiet(png_structp png, png_const_charp msg)
-{
-    (void)msg;
     png_longjmp(png, 1);
 }
 
@@ -136,107 +131,374 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
     return st;
 }
 
-/* Writes rows[0..nrows) of `img` as a PNG through `png` (set up by the
- * caller for output), with zlib `level` and `strategy`. */
-static int write_png(png_structp png, png_infop info, const gf_image *img, int level, int strategy,
-                     png_const_bytep const *rows, int nrows)
+/* ---- writing -------------------------------------------------------------
+ *
+ * Rows are filtered as libpng filters them by default: each row takes the one
+ * of the five filters whose output has the least sum of absolute values (as
+ * signed bytes), the first such in the order None, Sub, Up, Average, Paeth;
+ * at level 0 every row is None.  The filtered rows are deflated in strips of
+ * about STRIP_BYTES, each strip a raw deflate stream primed with the 32 KiB of
+ * filtered data before it and ended with a sync flush (the last one with the
+ * end of the stream), as pigz does: the strips concatenated are one zlib
+ * stream, and the file does not depend on how many threads made it.  Each
+ * strip is one IDAT chunk; the zlib header leads the first one and the
+ * Adler-32, combined from the strips', is an IDAT chunk of its own. */
+
+enum { STRIP_BYTES = 1 << 20, WINDOW = 32768 };
+
+struct strip {
+    int k, strategy; /* which strip, deflated how */
+    uint8_t *chunk;  /* a whole IDAT chunk: length, type, data, CRC */
+    size_t n;
+    uLong adler; /* of the strip's filtered bytes */
+    size_t len;  /* how many */
+    int failed;
+};
+
+struct writer {
+    const gf_image *img;
+    size_t rowbytes; /* of one row, without its filter byte */
+    int bpp;         /* bytes per pixel: the filters' left neighbour */
+    int level;
+    int strip_rows, nstrips;
+    struct strip *strip; /* the tasks of a wave */
+};
+
+/* The five filters of one row, each writing out[0..n) and returning the sum
+ * of its output's absolute values as signed bytes; prev is the row above
+ * (zeros for the first).  One loop per filter, each of which compilers
+ * vectorise. */
+#define ABS8(v) ((v) < 128 ? (unsigned)(v) : 256u - (v))
+
+static size_t filter_none(const uint8_t *row, const uint8_t *prev, size_t n, int bpp, uint8_t *out)
 {
-    static const int types[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                                 PNG_COLOR_TYPE_RGB_ALPHA};
-    if (setjmp(png_jmpbuf(png)))
+    size_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t v = row[i];
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    return sum;
+}
+
+static size_t filter_sub(const uint8_t *row, const uint8_t *prev, size_t n, int bpp, uint8_t *out)
+{
+    size_t sum = filter_none(row, prev, (size_t)bpp, bpp, out);
+    for (size_t i = (size_t)bpp; i < n; i++) {
+        const uint8_t v = (uint8_t)(row[i] - row[i - bpp]);
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    return sum;
+}
+
+static size_t filter_up(const uint8_t *row, const uint8_t *prev, size_t n, int bpp, uint8_t *out)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t v = (uint8_t)(row[i] - prev[i]);
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    return sum;
+}
+
+static size_t filter_average(const uint8_t *row, const uint8_t *prev, size_t n, int bpp, uint8_t *out)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < (size_t)bpp; i++) {
+        const uint8_t v = (uint8_t)(row[i] - (prev[i] >> 1));
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    for (size_t i = (size_t)bpp; i < n; i++) {
+        const uint8_t v = (uint8_t)(row[i] - ((row[i - bpp] + prev[i]) >> 1));
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    return sum;
+}
+
+static size_t filter_paeth(const uint8_t *row, const uint8_t *prev, size_t n, int bpp, uint8_t *out)
+{
+    size_t sum = filter_up(row, prev, (size_t)bpp, bpp, out); /* Paeth(0, b, 0) = b */
+    for (size_t i = (size_t)bpp; i < n; i++) {
+        const int a = row[i - bpp], b = prev[i], c = prev[i - bpp];
+        const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+        const uint8_t v = (uint8_t)(row[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c));
+        out[i] = v;
+        sum += ABS8(v);
+    }
+    return sum;
+}
+
+static size_t (*const filters[5])(const uint8_t *, const uint8_t *, size_t, int, uint8_t *) = {
+    filter_none, filter_sub, filter_up, filter_average, filter_paeth};
+
+/* Row y as PNG stores it: big-endian samples, through `scratch` if need be. */
+static const uint8_t *png_row(const struct writer *w, int y, uint8_t *scratch)
+{
+    const uint8_t *row = w->img->data + (size_t)y * w->img->stride;
+    const uint16_t probe = 1;
+    if (w->img->depth != 16 || *(const uint8_t *)&probe == 0)
+        return row;
+    for (size_t i = 0; i < w->rowbytes; i += 2) {
+        scratch[i] = row[i + 1];
+        scratch[i + 1] = row[i];
+    }
+    return scratch;
+}
+
+/* Rows [y0, y1) filtered into out, (rowbytes + 1) bytes each; `scratch` holds
+ * 4 * (rowbytes + 1) bytes. */
+static void filter_rows(const struct writer *w, int y0, int y1, uint8_t *out, uint8_t *scratch)
+{
+    const size_t n = w->rowbytes, stride = n + 1;
+    uint8_t *cur = scratch, *above = scratch + stride, *cand[2] = {scratch + 2 * stride, scratch + 3 * stride};
+    const uint8_t *prev = above;
+    memset(above, 0, n);
+    if (y0 > 0)
+        prev = png_row(w, y0 - 1, above);
+    for (int y = y0; y < y1; y++, out += stride) {
+        const uint8_t *row = png_row(w, y, cur);
+        if (w->level == 0) {
+            out[0] = 0;
+            memcpy(out + 1, row, n);
+        } else {
+            size_t best = SIZE_MAX;
+            int k = 0;
+            for (int f = 0; f < 5; f++) {
+                const size_t sum = filters[f](row, prev, n, w->bpp, cand[k] + 1);
+                cand[k][0] = (uint8_t)f;
+                if (sum < best) {
+                    best = sum;
+                    k ^= 1;
+                }
+            }
+            memcpy(out, cand[k ^ 1], stride);
+        }
+        /* the next row's "above": this row's bytes, kept out of `cur` */
+        if (row == cur) {
+            uint8_t *t = cur;
+            cur = above;
+            above = t;
+        }
+        prev = row;
+    }
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* The zlib header for `level`, as zlib writes it. */
+static void zlib_header(int level, uint8_t h[2])
+{
+    const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+    h[0] = 0x78;
+    h[1] = (uint8_t)(flevel << 6);
+    h[1] += (uint8_t)(31 - (h[0] * 256 + h[1]) % 31);
+}
+
+/* Deflates `n` bytes at `in` (less than 1 GiB; the `dict` bytes before it
+ * already seen) into s->chunk after `lead` bytes, leaving 4 for the CRC; the
+ * stream ends if `last`, else it is sync-flushed to a byte boundary. */
+static int deflate_strip(const struct writer *w, struct strip *s, const uint8_t *in, size_t n, size_t dict,
+                         int last, size_t lead)
+{
+    z_stream z = {0};
+    if (deflateInit2(&z, w->level, Z_DEFLATED, -15, 8, s->strategy) != Z_OK)
         return -1;
-    png_set_compression_level(png, level);
-    png_set_compression_strategy(png, strategy);
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)nrows, img->depth, types[img->channels - 1],
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    if (img->depth == 16) {
-        const uint16_t probe = 1;
-        if (*(const uint8_t *)&probe == 1)
-            png_set_swap(png);
+    const size_t cap = lead + deflateBound(&z, n) + 16 + 4; /* + a sync flush's empty stored block */
+    int rc = dict ? deflateSetDictionary(&z, in - dict, (uInt)dict) : Z_OK;
+    if (rc == Z_OK && (s->chunk = malloc(cap))) {
+        z.next_in = (Bytef *)in;
+        z.avail_in = (uInt)n;
+        z.next_out = s->chunk + lead;
+        z.avail_out = (uInt)(cap - lead - 4);
+        rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+        if (rc == (last ? Z_STREAM_END : Z_OK) && !z.avail_in && z.avail_out) {
+            s->n = lead + (size_t)z.total_out + 4;
+            rc = Z_STREAM_END;
+        }
     }
-    for (int y = 0; y < nrows; y++)
-        png_write_row(png, rows ? rows[y] : (png_const_bytep)img->data + (size_t)y * img->stride);
-    png_write_end(png, NULL);
-    return 0;
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
 }
 
-static void count_bytes(png_structp png, png_bytep data, size_t n)
+/* Task i of a wave: its strip filtered, deflated and made a chunk. */
+static void make_strip(void *ctx, int i)
 {
-    (void)data;
-    *(size_t *)png_get_io_ptr(png) += n;
-}
-
-static void no_flush(png_structp png)
-{
-    (void)png;
-}
-
-/* The compressed size of some rows under `strategy`; SIZE_MAX on failure. */
-static size_t trial_size(const gf_image *img, int level, int strategy, png_const_bytep const *rows, int nrows)
-{
-    size_t total = 0;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, on_error_quiet, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    int rc = -1;
-    if (info) {
-        png_set_write_fn(png, &total, count_bytes, no_flush);
-        rc = write_png(png, info, img, level, strategy, rows, nrows);
+    const struct writer *w = ctx;
+    struct strip *s = &w->strip[i];
+    const int k = s->k;
+    const size_t stride = w->rowbytes + 1;
+    const int y0 = k * w->strip_rows, y1 = y0 + w->strip_rows < w->img->height ? y0 + w->strip_rows : w->img->height;
+    const int back = y0 < (int)((WINDOW + stride - 1) / stride) ? y0 : (int)((WINDOW + stride - 1) / stride);
+    const size_t lead = 8 + (k == 0 ? 2 : 0);
+    uint8_t *rows = malloc(stride * (size_t)(y1 - y0 + back)), *scratch = malloc(4 * stride);
+    s->failed = 1;
+    if (rows && scratch) {
+        filter_rows(w, y0 - back, y1, rows, scratch);
+        const uint8_t *in = rows + stride * (size_t)back;
+        const size_t dict = stride * (size_t)back < WINDOW ? stride * (size_t)back : WINDOW;
+        s->len = stride * (size_t)(y1 - y0);
+        if (!deflate_strip(w, s, in, s->len, dict, y1 == w->img->height, lead)) {
+            s->adler = adler32(1, in, (uInt)s->len);
+            put32(s->chunk, (uint32_t)(s->n - 12));
+            memcpy(s->chunk + 4, "IDAT", 4);
+            if (k == 0)
+                zlib_header(w->level, s->chunk + 8);
+            put32(s->chunk + s->n - 4, (uint32_t)crc32(0, s->chunk + 4, (uInt)(s->n - 8)));
+            s->failed = 0;
+        }
     }
-    png_destroy_write_struct(&png, &info);
-    return rc ? SIZE_MAX : total;
+    free(rows);
+    free(scratch);
 }
 
 /* zlib's RLE strategy (matches at distance 1 only) compresses filtered
- * photographs within a few percent of the filtered one (often smaller) in a
- * fifth to a tenth of the time, but line art and flat graphics much worse.
- * Each image is sampled, 4 bands of 8 rows spread over it (all rows of a
- * small image), compressed both ways at the same level: RLE is kept unless
- * the filtered strategy is smaller by more than 5% (levels 0-6, where speed
- * counts) or at all (levels 7-9, where size does). */
-static int pick_strategy(const gf_image *img, int level)
+ * photographs within a few percent of the filtered strategy, often smaller,
+ * in a tenth of the time, but line art and flat graphics much worse.  Each
+ * image is compressed both ways: a small one (one strip) whole, a larger one
+ * on a sample, BANDS bands of rows spread over it, SAMPLE_BYTES in all.  RLE
+ * is kept unless the filtered strategy is smaller by more than 2% (levels 1-6,
+ * where speed counts) or at all (levels 7-9, where size does). */
+enum { SAMPLE_BYTES = 1 << 19, BANDS = 8 };
+
+static int prefer_rle(int level, size_t rle, size_t filtered)
 {
-    enum { BANDS = 4, BAND_ROWS = 8 };
-    if (level == 0)
-        return Z_DEFAULT_STRATEGY;
-    png_const_bytep rows[BANDS * BAND_ROWS];
-    int n = 0;
-    if (img->height <= BANDS * BAND_ROWS) {
-        for (int y = 0; y < img->height; y++)
-            rows[n++] = (png_const_bytep)img->data + (size_t)y * img->stride;
-    } else {
-        for (int b = 0; b < BANDS; b++) {
-            const int y0 = (int)((long long)(img->height - BAND_ROWS) * b / (BANDS - 1));
-            for (int y = y0; y < y0 + BAND_ROWS; y++)
-                rows[n++] = (png_const_bytep)img->data + (size_t)y * img->stride;
-        }
+    return (double)rle <= (double)filtered * (level <= 6 ? 1.02 : 1.0);
+}
+
+struct trial {
+    const uint8_t *in;
+    uLong n;
+    int level;
+    size_t size[2]; /* RLE, filtered; SIZE_MAX if it failed */
+};
+
+static void try_strategy(void *ctx, int t)
+{
+    struct trial *tr = ctx;
+    uint8_t *z = malloc(compressBound(tr->n));
+    z_stream s = {0};
+    if (z && deflateInit2(&s, tr->level, Z_DEFLATED, -15, 8, t ? Z_FILTERED : Z_RLE) == Z_OK) {
+        s.next_in = (Bytef *)tr->in;
+        s.avail_in = (uInt)tr->n;
+        s.next_out = z;
+        s.avail_out = (uInt)compressBound(tr->n);
+        if (deflate(&s, Z_FINISH) == Z_STREAM_END)
+            tr->size[t] = s.total_out;
+        deflateEnd(&s);
     }
-    const size_t rle = trial_size(img, level, Z_RLE, rows, n);
-    const size_t filtered = trial_size(img, level, Z_FILTERED, rows, n);
-    if (rle == SIZE_MAX || filtered == SIZE_MAX)
+    free(z);
+}
+
+/* The strategy for an image of several strips, from a sample. */
+static int sample_strategy(const struct writer *w, int threads)
+{
+    const size_t stride = w->rowbytes + 1;
+    const int h = w->img->height;
+    int rows = (int)(SAMPLE_BYTES / BANDS / stride);
+    rows = rows < 1 ? 1 : rows > h / BANDS ? h / BANDS : rows;
+    struct trial tr = {.n = (uLong)(stride * (size_t)(BANDS * rows)), .level = w->level, .size = {SIZE_MAX, SIZE_MAX}};
+    uint8_t *buf = malloc(tr.n), *scratch = malloc(4 * stride);
+    if (buf && scratch) {
+        for (int b = 0; b < BANDS; b++) {
+            const int y0 = (int)((long long)(h - rows) * b / (BANDS - 1));
+            filter_rows(w, y0, y0 + rows, buf + stride * (size_t)(b * rows), scratch);
+        }
+        tr.in = buf;
+        gf_parallel_for(2, threads, try_strategy, &tr);
+    }
+    free(buf);
+    free(scratch);
+    if (tr.size[0] == SIZE_MAX || tr.size[1] == SIZE_MAX)
         return Z_FILTERED;
-    const double slack = level <= 6 ? 1.05 : 1.0;
-    return (double)rle <= (double)filtered * slack ? Z_RLE : Z_FILTERED;
+    return prefer_rle(w->level, tr.size[0], tr.size[1]) ? Z_RLE : Z_FILTERED;
+}
+
+static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t n)
+{
+    uint8_t head[8], crc[4];
+    put32(head, (uint32_t)n);
+    memcpy(head + 4, type, 4);
+    put32(crc, (uint32_t)crc32(crc32(0, (const Bytef *)type, 4), data, (uInt)n));
+    return fwrite(head, 1, 8, f) == 8 && fwrite(data, 1, n, f) == n && fwrite(crc, 1, 4, f) == 4 ? 0 : -1;
 }
 
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
 {
-    struct pngctx c = {0};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        return gf_error(GF_ENOMEM, "out of memory starting libpng");
+    static const uint8_t types[4] = {0, 4, 2, 6}; /* G, GA, RGB, RGBA */
+    struct writer w = {.img = img, .level = o->compress};
+    w.bpp = img->channels * img->depth / 8;
+    w.rowbytes = (size_t)img->width * (size_t)w.bpp;
+    w.strip_rows = (int)(STRIP_BYTES / (w.rowbytes + 1)) + 1;
+    w.nstrips = (img->height + w.strip_rows - 1) / w.strip_rows;
+    const int threads = o->threads > 0 ? o->threads : 1, wave = threads < 1 ? 2 : threads * 2;
+    if (!(w.strip = calloc((size_t)wave, sizeof *w.strip)))
+        return gf_error(GF_ENOMEM, "out of memory encoding PNG");
+    int strategy = Z_DEFAULT_STRATEGY, first = 0, oom = 0;
+    if (w.level > 0 && w.nstrips == 1) { /* the trial is the encoding */
+        w.strip[0].strategy = Z_RLE;
+        w.strip[1].strategy = Z_FILTERED;
+        gf_parallel_for(2, threads, make_strip, &w);
+        oom = w.strip[0].failed || w.strip[1].failed;
+        const int rle = !oom && prefer_rle(w.level, w.strip[0].n, w.strip[1].n);
+        strategy = rle ? Z_RLE : Z_FILTERED;
+        if (!rle) {
+            struct strip t = w.strip[0];
+            w.strip[0] = w.strip[1];
+            w.strip[1] = t;
+        }
+        free(w.strip[1].chunk);
+        first = 1;
+    } else if (w.level > 0) {
+        strategy = sample_strategy(&w, threads);
     }
-    gf_status st = GF_OK;
-    const int strategy = pick_strategy(img, o->compress);
     if (o->detail)
-        snprintf(o->detail, GF_ENCODE_DETAIL, "zlib %d %s", o->compress,
+        snprintf(o->detail, GF_ENCODE_DETAIL, "zlib %d %s", w.level,
                  strategy == Z_RLE ? "rle" : strategy == Z_FILTERED ? "filtered" : "default");
+
+    uint8_t ihdr[13];
+    put32(ihdr, (uint32_t)img->width);
+    put32(ihdr + 4, (uint32_t)img->height);
+    ihdr[8] = (uint8_t)img->depth;
+    ihdr[9] = types[img->channels - 1];
+    ihdr[10] = ihdr[11] = ihdr[12] = 0;
     errno = 0;
-    png_init_io(png, f);
-    if (write_png(png, info, img, o->compress, strategy, NULL, img->height))
-        st = gf_error(GF_EIO, "cannot write PNG data: %s", errno ? strerror(errno) : c.msg);
-    png_destroy_write_struct(&png, &info);
-    return st;
+    int io = fwrite("\x89PNG\r\n\x1a\n", 1, 8, f) == 8 ? write_chunk(f, "IHDR", ihdr, sizeof ihdr) : -1;
+    uLong adler = 1;
+    for (int k = 0; !oom && k < w.nstrips;) {
+        const int n = first ? 1 : w.nstrips - k < wave ? w.nstrips - k : wave;
+        for (int i = 0; i < n && !first; i++)
+            w.strip[i] = (struct strip){.k = k + i, .strategy = strategy};
+        if (!first)
+            gf_parallel_for(n, threads, make_strip, &w);
+        first = 0;
+        for (int i = 0; i < n; i++) {
+            struct strip *s = &w.strip[i];
+            oom |= s->failed;
+            if (!io && !oom) {
+                io = fwrite(s->chunk, 1, s->n, f) == s->n ? 0 : -1;
+                adler = adler32_combine(adler, s->adler, (z_off_t)s->len);
+            }
+            free(s->chunk);
+            s->chunk = NULL;
+        }
+        k += n;
+    }
+    free(w.strip);
+    if (oom)
+        return gf_error(GF_ENOMEM, "out of memory encoding PNG");
+    uint8_t tail[4];
+    put32(tail, (uint32_t)adler);
+    if (io || write_chunk(f, "IDAT", tail, 4) || write_chunk(f, "IEND", tail, 0))
+        return gf_error(GF_EIO, "cannot write PNG data: %s", errno ? strerror(errno) : "short write");
+    return GF_OK;
 }

@@ -3,6 +3,7 @@
  * depth and format conversion, atomic write. */
 #include "config.h"
 #include "pipeline.h"
+#include "parallel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,10 +120,11 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
     return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name);
 }
 
-gf_status gf_store(const gf_settings *set, gf_image *img, gf_format infmt, const char *output, const char *name)
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
+                   const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
-    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0, detail}};
+    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail}};
     if (!e.fmt && strcmp(output, "-"))
         e.fmt = gf_format_from_name(output);
     if (!e.fmt)
@@ -166,7 +168,7 @@ gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const 
         st = gf_filter(plan, cu, &img, name);
     if (!st && output) {
         *failed_name = display(output, "(stdout)");
-        st = gf_store(&plan->set, &img, infmt, output, name);
+        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, infmt, output, name);
     }
     gf_image_free(&img);
     return st;

@@ -22,10 +22,11 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st);
  * standard input); gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
  * or on the CPU; gf_store converts depth and format and writes OUTPUT
- * atomically.  `name` is the input's name for -v lines. */
+ * atomically, encoding on up to `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name);
-gf_status gf_store(const gf_settings *set, gf_image *img, gf_format infmt, const char *output, const char *name);
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
+                   const char *name);
 
 /* Reads, decodes, filters (on `cu` when not NULL) and writes one image:
  * the whole single-image flow. */
