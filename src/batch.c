@@ -567,7 +567,7 @@ static void *worker(void *arg)
             continue;
         }
         j.pooled = pool != NULL;
-        gf_status st = gf_load(&b->plan->set, j.input, j.input, &j.img, &j.fmt);
+        gf_status st = gf_load(&b->plan->set, j.input, j.input, &j.img, &j.fmt, NULL, NULL);
         if (st) {
             finished(b, st, j.input, 0);
             free(j.input);

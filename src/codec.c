@@ -42,6 +42,37 @@ const char *gf_format_name(gf_format f)
     }
 }
 
+static uint32_t be(const uint8_t *p, int bytes)
+{
+    uint32_t v = 0;
+    while (bytes--)
+        v = v << 8 | *p++;
+    return v;
+}
+
+int gf_peek_shape(const uint8_t *b, size_t n, gf_shape *s)
+{
+    static const int png_channels[7] = {1, 0, 3, 1, 2, 0, 4}; /* by colour type; palettes may gain alpha */
+    if (gf_sniff(b, n) == GF_FMT_PNG && n >= 29 && !memcmp(b + 12, "IHDR", 4) && b[25] <= 6 && png_channels[b[25]]) {
+        *s = (gf_shape){(int)be(b + 16, 4), (int)be(b + 20, 4), png_channels[b[25]], b[24] == 16 ? 16 : 8};
+        return s->width > 0 && s->height > 0 ? 0 : -1;
+    }
+    if (gf_sniff(b, n) != GF_FMT_JPEG)
+        return -1;
+    for (size_t i = 2; i + 4 <= n && b[i] == 0xFF;) { /* marker segments up to the frame header */
+        const uint8_t m = b[i + 1];
+        const size_t len = be(b + i + 2, 2);
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+            if (i + 10 > n)
+                return -1;
+            *s = (gf_shape){(int)be(b + i + 7, 2), (int)be(b + i + 5, 2), b[i + 9] >= 3 ? 3 : 1, 8};
+            return s->width > 0 && s->height > 0 ? 0 : -1;
+        }
+        i += 2 + len;
+    }
+    return -1;
+}
+
 gf_status gf_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_format *fmt)
 {
     *fmt = gf_sniff(buf, n);

@@ -30,6 +30,9 @@ gf_format gf_sniff(const uint8_t *buf, size_t n);
 gf_format gf_format_from_name(const char *path);
 const char *gf_format_name(gf_format f);
 
+/* The shape a PNG or JPEG file's header announces (depth 8 for JPEG), read
+ * without decoding; 0, or -1 where the header is not there or not such. */
+int gf_peek_shape(const uint8_t *buf, size_t n, gf_shape *s);
 gf_status gf_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_format *fmt);
 gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img);
 gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img);

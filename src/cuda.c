@@ -34,7 +34,13 @@ struct gf_cuda {
     int pinned;        /* batch lanes: stage transfers through `stage` */
     void *stage;       /* page-locked host buffer, grown as needed, reused */
     size_t stage_cap;
+    void *chunk[2];    /* single images: two page-locked chunks of CHUNK bytes */
+    cudaEvent_t chunk_free[2];
 };
+
+/* A single image moves through two page-locked chunks taking turns: the
+ * memcpy into (or out of) one overlaps the DMA of the other. */
+#define CHUNK ((size_t)8 << 20)
 
 static gf_status fail(cudaError_t e, const char *what)
 {
@@ -216,6 +222,11 @@ void gf_cuda_close(gf_cuda *cu)
     release(&cu->consts, &cu->consts_cap);
     free(cu->consts_host);
     cudaFreeHost(cu->stage);
+    for (int i = 0; i < 2; i++) {
+        cudaFreeHost(cu->chunk[i]);
+        if (cu->chunk_free[i])
+            cudaEventDestroy(cu->chunk_free[i]);
+    }
     cudaStreamDestroy(cu->stream);
     free(cu);
 }
@@ -419,24 +430,85 @@ static void *stage(gf_cuda *cu, size_t need)
     return cu->stage;
 }
 
+void gf_cuda_prepare_transfers(gf_cuda *cu)
+{
+    for (int i = 0; i < 2 && !cu->chunk[1]; i++)
+        if (cudaHostAlloc(&cu->chunk[i], CHUNK, cudaHostAllocDefault) != cudaSuccess ||
+            cudaEventCreateWithFlags(&cu->chunk_free[i], cudaEventDisableTiming) != cudaSuccess) {
+            (void)cudaGetLastError();
+            for (int j = 0; j <= i; j++) {
+                cudaFreeHost(cu->chunk[j]);
+                if (cu->chunk_free[j])
+                    cudaEventDestroy(cu->chunk_free[j]);
+                cu->chunk[j] = NULL;
+                cu->chunk_free[j] = NULL;
+            }
+            return;
+        }
+}
+
+/* Host to device through the chunks, on the stream; returns once the last
+ * chunk is copied into page-locked memory (the DMAs may still run). */
+static gf_status upload_chunked(gf_cuda *cu, void *dev, const void *host, size_t bytes)
+{
+    for (size_t off = 0, i = 0; off < bytes; off += CHUNK, i++) {
+        const size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
+        const int b = (int)(i & 1);
+        if (i >= 2)
+            CU(cudaEventSynchronize(cu->chunk_free[b]));
+        memcpy(cu->chunk[b], (const char *)host + off, n);
+        CU(cudaMemcpyAsync((char *)dev + off, cu->chunk[b], n, cudaMemcpyHostToDevice, cu->stream));
+        CU(cudaEventRecord(cu->chunk_free[b], cu->stream));
+    }
+    return GF_OK;
+}
+
+/* Device to host through the chunks, after the work queued on the stream;
+ * returns once all of it is in `host`. */
+static gf_status download_chunked(gf_cuda *cu, void *host, const void *dev, size_t bytes)
+{
+    const size_t n_chunks = (bytes + CHUNK - 1) / CHUNK;
+    for (size_t i = 0; i < n_chunks + 2; i++) {
+        if (i >= 2) { /* chunk i - 2 has landed: copy it out, freeing its buffer */
+            const size_t off = (i - 2) * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
+            CU(cudaEventSynchronize(cu->chunk_free[i & 1]));
+            memcpy((char *)host + off, cu->chunk[i & 1], n);
+        }
+        if (i < n_chunks) {
+            const size_t off = i * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
+            CU(cudaMemcpyAsync(cu->chunk[i & 1], (const char *)dev + off, n, cudaMemcpyDeviceToHost, cu->stream));
+            CU(cudaEventRecord(cu->chunk_free[i & 1], cu->stream));
+        }
+    }
+    return GF_OK;
+}
+
 /* ---- the chain ------------------------------------------------------- */
 
 /* A chain's transfers: where the image goes up from and comes down to. */
 struct transfer {
     const void *src; /* the upload's source: the image, or the staging buffer holding a copy */
     void *dst;       /* the download's target: the result, or the staging buffer */
+    int chunked;     /* single images: through cu->chunk instead */
     const char *up, *down; /* for -v */
 };
 
 /* Batch lanes: images in page-locked memory (a worker's pool) move by DMA
  * directly; others go through the lane's reused staging buffer, a plain
- * memcpy plus a DMA at full speed, which beats the driver's pageable path. */
+ * memcpy plus a DMA at full speed, which beats the driver's pageable path.
+ * A single image goes through the two chunks where they could be had. */
 static struct transfer plan_transfer(gf_cuda *cu, const gf_image *img, const gf_image *result, size_t most)
 {
+    if (!cu->pinned) {
+        gf_cuda_prepare_transfers(cu);
+        const int chunked = cu->chunk[1] != NULL;
+        const char *how = chunked ? "(cuda, through page-locked chunks)" : "(cuda)";
+        return (struct transfer){img->data, result->data, chunked, how, how};
+    }
     const int src_locked = cu->pinned && page_locked(img->data);
     const int dst_locked = cu->pinned && page_locked(result->data);
     void *pin = src_locked && dst_locked ? NULL : stage(cu, most);
-    struct transfer t = {img->data, result->data, "(cuda)", "(cuda)"};
+    struct transfer t = {img->data, result->data, 0, "(cuda)", "(cuda)"};
     if (pin && !src_locked) {
         memcpy(pin, img->data, img->stride * (size_t)img->height);
         t.src = pin;
@@ -560,15 +632,19 @@ gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *i
         st = gf_error(GF_ENOMEM, "out of memory");
     if (!st && verbose)
         st = timing_start(&t, nsteps);
+    const size_t in_bytes = img->stride * (size_t)img->height, bytes = result.stride * result.height;
     if (!st && !(st = mark(&t, 0, cu->stream)) &&
-        !(st = gf_cuda_status(cudaMemcpyAsync(cu->buf[0], tr.src, img->stride * (size_t)img->height,
-                                              cudaMemcpyHostToDevice, cu->stream),
-                              "upload")) &&
+        !(st = tr.chunked ? upload_chunked(cu, cu->buf[0], tr.src, in_bytes)
+                          : gf_cuda_status(cudaMemcpyAsync(cu->buf[0], tr.src, in_bytes, cudaMemcpyHostToDevice,
+                                                           cu->stream),
+                                           "upload")) &&
         !(st = mark(&t, 1, cu->stream)) && !(st = run_steps(cu, steps, nsteps, img, &out, &t, paths))) {
-        const size_t bytes = result.stride * result.height;
-        if (!(st = gf_cuda_status(cudaMemcpyAsync(tr.dst, out.data, bytes, cudaMemcpyDeviceToHost, cu->stream),
-                                  "download")) &&
-            !(st = mark(&t, nsteps + 2, cu->stream)) &&
+        if (tr.chunked)
+            st = download_chunked(cu, tr.dst, out.data, bytes);
+        else
+            st = gf_cuda_status(cudaMemcpyAsync(tr.dst, out.data, bytes, cudaMemcpyDeviceToHost, cu->stream),
+                                "download");
+        if (!st && !(st = mark(&t, nsteps + 2, cu->stream)) &&
             !(st = gf_cuda_status(cudaStreamSynchronize(cu->stream), "download")) && tr.dst != result.data)
             memcpy(result.data, tr.dst, bytes);
     }

@@ -31,6 +31,10 @@ void gf_cuda_pinned_pool_free(gf_host_alloc *a);
 /* Makes a free block of at least `bytes` ready in the pool (best effort),
  * so that the allocation it is for costs nothing later. */
 void gf_cuda_pinned_prepare(gf_host_alloc *a, size_t bytes);
+/* Allocates the two page-locked chunks a single image's transfers go
+ * through (best effort; without them, the driver's pageable path), so that
+ * its first transfer need not wait for them.  Not for batch lanes. */
+void gf_cuda_prepare_transfers(gf_cuda *cu);
 const char *gf_cuda_device_name(const gf_cuda *cu);
 int gf_cuda_device_index(const gf_cuda *cu);
 /* Runtime and driver versions for --version. */

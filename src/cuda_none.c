@@ -21,6 +21,11 @@ gf_status gf_cuda_count(int *n)
     return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
 }
 
+void gf_cuda_prepare_transfers(gf_cuda *cu)
+{
+    (void)cu;
+}
+
 void gf_cuda_use_pinned(gf_cuda *cu)
 {
     (void)cu;

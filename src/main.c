@@ -2,11 +2,14 @@
 /* argv -> plan -> run -> exit status; nothing else. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "codec.h"
+#include "parallel.h"
 #include "pipeline.h"
 
 static void version(void)
@@ -22,19 +25,94 @@ static int usage_error(const char *detail)
     return 2;
 }
 
-/* Picks the back end: NULL (the CPU) or an open CUDA device. */
-static gf_status open_device(const gf_plan *p, gf_cuda **cu)
+/* Under -device auto, a single image whose chain the CPU is estimated to run
+ * in less than this stays on the CPU: creating a CUDA context alone takes
+ * 0.2-0.3 s, and the results are the same either way. */
+#define CPU_RATHER_MS 150.0
+
+/* The back end of a single-image run: NULL (the CPU) or a CUDA device, opened
+ * on a thread of its own while the input is read and decoded. */
+struct device {
+    const gf_plan *plan;
+    pthread_t thread;
+    int started;
+    gf_cuda *cu;
+    gf_status st;
+    char detail[512];
+};
+
+static void *open_device(void *arg)
 {
-    *cu = NULL;
-    if (p->set.device == GF_DEVICE_CPU || p->nsteps == 0)
-        return GF_OK;
-    gf_status st = gf_cuda_open(p->set.device_index, cu);
-    if (st && gf_gpu_fallback(&p->set, st)) {
-        gf_error_clear();
-        return GF_OK;
+    struct device *d = arg;
+    const gf_settings *set = &d->plan->set;
+    d->st = gf_cuda_open(set->device_index, &d->cu);
+    if (d->st && gf_gpu_fallback(set, d->st)) {
+        d->st = GF_OK;
+    } else if (d->st) {
+        snprintf(d->detail, sizeof d->detail, "%s", gf_error_detail(d->st));
+    } else {
+        gf_cuda_prepare_transfers(d->cu);
+        if (set->verbose)
+            fprintf(stderr, "gpufilter: running on %s\n", gf_cuda_device_name(d->cu));
     }
-    if (!st && p->set.verbose)
-        fprintf(stderr, "gpufilter: running on %s\n", gf_cuda_device_name(*cu));
+    return NULL;
+}
+
+/* gf_load's read_done: with the input's bytes, before they are decoded,
+ * chooses the back end and starts opening it. */
+static void choose_device(void *ctx, const uint8_t *buf, size_t n)
+{
+    struct device *d = ctx;
+    const gf_settings *set = &d->plan->set;
+    if (set->device == GF_DEVICE_CPU || d->plan->nsteps == 0)
+        return;
+    gf_shape shape;
+    if (set->device == GF_DEVICE_AUTO && !gf_peek_shape(buf, n, &shape)) {
+        const double ms = gf_chain_cpu_ms(d->plan->steps, d->plan->nsteps, shape);
+        if (ms < CPU_RATHER_MS) {
+            if (set->verbose)
+                fprintf(stderr, "gpufilter: running on the CPU (about %.0f ms of work, less than a GPU's start)\n",
+                        ms);
+            return;
+        }
+    }
+    if (pthread_create(&d->thread, NULL, open_device, d) == 0)
+        d->started = 1;
+    else
+        open_device(d);
+}
+
+/* The back end chosen, once it is open. */
+static gf_status device_ready(struct device *d)
+{
+    if (d->started)
+        pthread_join(d->thread, NULL);
+    d->started = 0;
+    return d->st ? gf_error(d->st, "%s", d->detail) : GF_OK;
+}
+
+/* Reads, decodes, filters and writes one image; the message of a failure
+ * names *failed. */
+static gf_status process(const gf_plan *plan, struct device *d, const char *input, const char *output,
+                         const char **failed)
+{
+    gf_image img = {0};
+    gf_format fmt;
+    const char *name = strcmp(input, "-") ? input : "(stdin)";
+    *failed = name;
+    gf_status st = gf_load(&plan->set, input, name, &img, &fmt, choose_device, d);
+    gf_status dev = device_ready(d);
+    if (dev) {
+        *failed = plan->set.device_text;
+        st = dev;
+    }
+    if (!st && plan->nsteps)
+        st = gf_filter(plan, d->cu, &img, name);
+    if (!st && output) {
+        *failed = strcmp(output, "-") ? output : "(stdout)";
+        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, fmt, output, name);
+    }
+    gf_image_free(&img);
     return st;
 }
 
@@ -71,18 +149,12 @@ int main(int argc, char **argv)
             return usage_error("the image and a histogram cannot both go to standard output");
         }
 
-    gf_cuda *cu = NULL;
-    gf_status st = open_device(&plan, &cu);
-    if (st) {
-        fprintf(stderr, "gpufilter: %s: %s\n", plan.set.device_text, gf_error_detail(st));
-        gf_plan_free(&plan);
-        return 1;
-    }
+    struct device d = {.plan = &plan};
     const char *failed = input;
-    st = gf_process(&plan, cu, input, output, &failed);
+    gf_status st = process(&plan, &d, input, output, &failed);
     if (st)
         fprintf(stderr, "gpufilter: %s: %s\n", failed, gf_error_detail(st));
-    gf_cuda_close(cu);
+    gf_cuda_close(d.cu);
     gf_plan_free(&plan);
     return st ? 1 : 0;
 }

@@ -81,6 +81,9 @@ typedef struct gf_op {
     gf_cpu_fn *cpu;
     const gf_cuda_op *cuda; /* NULL in a build without CUDA */
     int passthrough;        /* the image passes on unchanged (-histogram) */
+    /* The CPU path's time per output sample on one core, in ns, for -device
+     * auto's choice of a single image's back end (gf_chain_cpu_ms). */
+    double (*cpu_ns)(const gf_step *s);
     /* Command-line fragments for gpucheck, which runs each over its grid of
      * images, and for the benchmark's table; NULL-terminated. */
     const char *const *tests;
@@ -96,6 +99,10 @@ gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out);
 /* Walks *shape through the steps, checking every result against `limit`;
  * *most is the largest image (in bytes) along the way, the input included. */
 gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint64_t limit, size_t *most);
+
+/* The CPU path's estimated time for the steps on an image of `shape`, one
+ * core, in ms (op->cpu_ns over each step's output); HUGE_VAL on a bad shape. */
+double gf_chain_cpu_ms(const gf_step *steps, int nsteps, gf_shape shape);
 
 /* Helpers both back ends share. */
 /* Integer blur taps q[0..radius] (q[i] for offsets +-i), summing to 2^bits. */

@@ -69,13 +69,8 @@ static gf_status emit_image(FILE *f, void *ctx)
     }
 }
 
-/* The name of a file in messages: "-" is standard input or output. */
-static const char *display(const char *path, const char *dash)
-{
-    return strcmp(path, "-") ? path : dash;
-}
-
-gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt)
+gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
+                  void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
 {
     uint8_t *buf = NULL;
     size_t n = 0;
@@ -83,6 +78,8 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
     gf_status st = gf_read_file(input, &buf, &n);
     if (st)
         return st;
+    if (read_done)
+        read_done(ctx, buf, n);
     double t1 = gf_now_ms();
     gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
     st = gf_decode(buf, n, &dopts, img, fmt);
@@ -153,23 +150,5 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format
                  gf_layout_name(img->channels), img->depth, *detail ? ", " : "", detail);
         gf_timing(name, "encode", gf_now_ms() - t0, info);
     }
-    return st;
-}
-
-gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
-                     const char **failed_name)
-{
-    gf_image img = {0};
-    gf_format infmt;
-    const char *name = display(input, "(stdin)");
-    *failed_name = name;
-    gf_status st = gf_load(&plan->set, input, name, &img, &infmt);
-    if (!st && plan->nsteps)
-        st = gf_filter(plan, cu, &img, name);
-    if (!st && output) {
-        *failed_name = display(output, "(stdout)");
-        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, infmt, output, name);
-    }
-    gf_image_free(&img);
     return st;
 }

@@ -19,19 +19,16 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
 int gf_gpu_fallback(const gf_settings *set, gf_status st);
 
 /* The three stages of one image.  gf_load reads and decodes INPUT ("-":
- * standard input); gf_filter runs the plan's steps on `cu` when not NULL
+ * standard input), calling read_done (when not NULL) with the file's bytes
+ * before it decodes them; gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
  * or on the CPU; gf_store converts depth and format and writes OUTPUT
  * atomically, encoding on up to `threads` threads.  `name` is the input's name for -v lines. */
-gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt);
+gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
+                  void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name);
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
                    const char *name);
-
-/* Reads, decodes, filters (on `cu` when not NULL) and writes one image:
- * the whole single-image flow. */
-gf_status gf_process(const gf_plan *plan, gf_cuda *cu, const char *input, const char *output,
-                     const char **failed_name);
 
 /* Batch mode (-o DIR, src/batch.c): every INPUT (and every path of each
  * @LIST) through the plan into DIR.  Returns the exit status (0 or 1). */
