@@ -607,19 +607,70 @@ static gf_status run_steps(gf_cuda *cu, const gf_step *steps, int nsteps, const 
     return GF_OK;
 }
 
-gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
-                      const char *name)
+/* Checks that the device runs every step and the limits hold along the
+ * chain, and sizes the two image buffers for it; *out is the result's shape. */
+static gf_status size_chain(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape in, uint64_t limit,
+                            gf_shape *out, size_t *most)
 {
     CU(cudaSetDevice(cu->device)); /* the calling thread may be new to this device */
     for (int i = 0; i < nsteps; i++)
         if (!steps[i].op->cuda)
             return gf_error(GF_EINTERNAL, "-%s has no CUDA implementation", steps[i].op->name);
+    *out = in;
+    gf_status st = gf_chain_shape(steps, nsteps, out, limit, most);
+    if (st || (st = ensure(&cu->buf[0], &cu->buf_cap[0], *most, "image buffer")) ||
+        (st = ensure(&cu->buf[1], &cu->buf_cap[1], *most, "image buffer")))
+        return st;
+    return GF_OK;
+}
+
+gf_status gf_cuda_begin(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, uint64_t limit, void **input)
+{
+    gf_shape out;
+    size_t most;
+    gf_status st = size_chain(cu, steps, nsteps, shape, limit, &out, &most);
+    *input = st ? NULL : cu->buf[0];
+    return st;
+}
+
+gf_status gf_cuda_chain(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, gf_image *dev)
+{
+    const char **paths = calloc((size_t)nsteps + 1, sizeof *paths);
+    if (!paths)
+        return gf_error(GF_ENOMEM, "out of memory");
+    const gf_image in = {shape.width, shape.height, shape.channels, shape.depth,
+                         (size_t)shape.width * shape.channels * (shape.depth / 8), cu->buf[0]};
+    const struct timing none = {NULL, 0};
+    gf_status st = run_steps(cu, steps, nsteps, &in, dev, &none, paths);
+    free(paths);
+    return st;
+}
+
+gf_status gf_cuda_download(gf_cuda *cu, const gf_image *dev, gf_image *host)
+{
+    gf_status st = gf_image_alloc(host, dev->width, dev->height, dev->channels, dev->depth);
+    if (st)
+        return st;
+    const size_t bytes = host->stride * (size_t)host->height;
+    void *via = page_locked(host->data) ? NULL : stage(cu, bytes);
+    if (!(st = gf_cuda_status(cudaMemcpyAsync(via ? via : host->data, dev->data, bytes, cudaMemcpyDeviceToHost,
+                                              cu->stream),
+                              "download")) &&
+        !(st = gf_cuda_status(cudaStreamSynchronize(cu->stream), "download")) && via)
+        memcpy(host->data, via, bytes);
+    if (st)
+        gf_image_free(host);
+    return st;
+}
+
+gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
+                      const char *name)
+{
     /* Shapes first: limits are checked and buffers sized before any work. */
-    gf_shape shape = gf_image_shape(img);
+    gf_shape shape;
     size_t most = 0;
-    gf_status st = gf_chain_shape(steps, nsteps, &shape, limit, &most);
-    if (st || (st = ensure(&cu->buf[0], &cu->buf_cap[0], most, "image buffer")) ||
-        (st = ensure(&cu->buf[1], &cu->buf_cap[1], most, "image buffer")))
+    gf_status st = size_chain(cu, steps, nsteps, gf_image_shape(img), limit, &shape, &most);
+    if (st)
         return st;
     gf_image result;
     if ((st = gf_image_alloc(&result, shape.width, shape.height, shape.channels, shape.depth)))

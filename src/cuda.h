@@ -46,4 +46,14 @@ void gf_cuda_versions(char *buf, size_t size);
 gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *img, uint64_t limit,
                       int verbose, const char *name);
 
+/* The chain on an image that arrives on the device by other means (a GPU
+ * codec): gf_cuda_begin checks the steps and limits and sizes the buffers for
+ * an input of `shape`, and says where to put it; gf_cuda_chain then runs the
+ * steps on it, leaving the result in *dev (device memory, good until the
+ * next call on `cu`); gf_cuda_download copies such a result into a new host
+ * image.  All on the calling thread, which uses `cu` alone meanwhile. */
+gf_status gf_cuda_begin(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, uint64_t limit, void **input);
+gf_status gf_cuda_chain(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, gf_image *dev);
+gf_status gf_cuda_download(gf_cuda *cu, const gf_image *dev, gf_image *host);
+
 #endif

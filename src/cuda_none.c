@@ -75,3 +75,22 @@ gf_status gf_cuda_run(gf_cuda *cu, const gf_step *steps, int nsteps, gf_image *i
     (void)cu, (void)steps, (void)nsteps, (void)img, (void)limit, (void)verbose, (void)name;
     return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
 }
+
+gf_status gf_cuda_begin(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, uint64_t limit, void **input)
+{
+    (void)cu, (void)steps, (void)nsteps, (void)shape, (void)limit;
+    *input = NULL;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}
+
+gf_status gf_cuda_chain(gf_cuda *cu, const gf_step *steps, int nsteps, gf_shape shape, gf_image *dev)
+{
+    (void)cu, (void)steps, (void)nsteps, (void)shape, (void)dev;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}
+
+gf_status gf_cuda_download(gf_cuda *cu, const gf_image *dev, gf_image *host)
+{
+    (void)cu, (void)dev, (void)host;
+    return gf_error(GF_ENODEV, "this gpufilter was built without CUDA support");
+}
