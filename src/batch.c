@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gf_nvjpeg.h"
 #include "parallel.h"
 #include "pipeline.h"
 
@@ -47,6 +48,8 @@ struct lanes {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     gf_cuda **cu;
+    gf_nvjpeg **jpeg; /* each lane's, opened by its first JPEG */
+    int *jpeg_failed; /* and if that failed: libjpeg-turbo for the lane */
     int *busy;
     int n, ready;
     int failed;       /* -device cuda and a device did not open: the batch stops */
@@ -342,7 +345,9 @@ static void *open_lanes(void *arg)
     per = per < 1 ? 1 : per > LANES_PER_DEVICE ? LANES_PER_DEVICE : per;
     gf_cuda **cu = st ? NULL : calloc((size_t)(ndev * per), sizeof *cu);
     int *busy = cu ? calloc((size_t)(ndev * per), sizeof *busy) : NULL;
-    if (!st && !busy)
+    gf_nvjpeg **jpeg = busy ? calloc((size_t)(ndev * per), sizeof *jpeg) : NULL;
+    int *jpeg_failed = jpeg ? calloc((size_t)(ndev * per), sizeof *jpeg_failed) : NULL;
+    if (!st && !jpeg_failed)
         st = gf_error(GF_ENOMEM, "out of memory");
     int n = 0, failed_dev = -1;
     /* interleaved, so that free lanes are taken from every device in turn */
@@ -366,13 +371,17 @@ static void *open_lanes(void *arg)
             gf_cuda_close(cu[i]);
         free(cu);
         free(busy);
-        cu = NULL, busy = NULL, n = 0;
+        free(jpeg);
+        free(jpeg_failed);
+        cu = NULL, busy = NULL, jpeg = NULL, jpeg_failed = NULL, n = 0;
     } else if (set->verbose) {
         for (int d = 0; d < ndev; d++)
             fprintf(stderr, "gpufilter: running on %s, %d lanes\n", gf_cuda_device_name(cu[d]), per);
     }
     l->cu = cu;
     l->busy = busy;
+    l->jpeg = jpeg;
+    l->jpeg_failed = jpeg_failed;
     l->n = n;
     l->ready = 1;
     pthread_cond_broadcast(&l->changed);
@@ -415,7 +424,11 @@ struct job {
     const char *output; /* owned by b->names */
     gf_image img;
     gf_format fmt;
-    int pooled; /* decoded with the page-locked pool in place */
+    int pooled;   /* decoded with the page-locked pool in place */
+    uint8_t *raw; /* a JPEG file left for the GPU to decode, or NULL */
+    size_t raw_n;
+    double read_ms;
+    double mp; /* the input's megapixels, once decoded */
 };
 
 #define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
@@ -455,16 +468,116 @@ static void pin(const gf_plan *plan, gf_host_alloc *pool, struct job *j)
     gf_cuda_pinned_prepare(pool, out_bytes);
 }
 
-/* Filters, encodes and writes a decoded image, and frees the job; returns 0
- * when the batch must stop (the GPU did not open). */
+/* Decodes j->raw on the CPU into j->img, and frees it. */
+static gf_status decode_raw(batch *b, struct job *j)
+{
+    gf_status st = gf_decode_timed(&b->plan->set, j->input, j->raw, j->raw_n, j->read_ms, &j->img, &j->fmt);
+    free(j->raw);
+    j->raw = NULL;
+    j->mp = st ? 0 : (double)j->img.width * j->img.height / 1e6;
+    return st;
+}
+
+/* The lane's nvJPEG, opened by the first JPEG that comes to it; NULL where
+ * it cannot be had (libjpeg-turbo then serves the lane). */
+static gf_nvjpeg *lane_jpeg(batch *b, int lane)
+{
+    struct lanes *l = &b->lanes;
+    if (!l->jpeg[lane] && !l->jpeg_failed[lane] && gf_nvjpeg_open(l->cu[lane], &l->jpeg[lane])) {
+        l->jpeg_failed[lane] = 1;
+        if (b->plan->set.verbose) {
+            pthread_mutex_lock(&b->lock);
+            fprintf(stderr, "gpufilter: lane %d: %s; JPEG through libjpeg-turbo\n", lane, gf_error_detail(GF_ENODEV));
+            pthread_mutex_unlock(&b->lock);
+        }
+        gf_error_clear();
+    }
+    return l->jpeg[lane];
+}
+
+/* A JPEG file through the lane's nvJPEG: decoded into the chain's input, the
+ * steps run, and the result encoded there (JPEG out: *bytes, *len) or
+ * downloaded into j->img.  *cpu is set where nvJPEG does not take the file,
+ * which then goes the CPU decoder's way. */
+static gf_status gpu_jpeg(batch *b, int lane, struct job *j, uint8_t **bytes, size_t *len, int *cpu)
+{
+    const gf_plan *plan = b->plan;
+    const gf_settings *set = &plan->set;
+    gf_cuda *cu = b->lanes.cu[lane];
+    gf_nvjpeg *nj = lane_jpeg(b, lane);
+    *cpu = nj == NULL;
+    if (*cpu)
+        return GF_OK;
+    gf_shape shape;
+    int hw;
+    const double t0 = gf_now_ms();
+    gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, j->raw, j->raw_n, set->limit_pixels, &shape,
+                                    &hw);
+    if (st == GF_EFORMAT) {
+        if (set->verbose)
+            gf_timing(j->input, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
+        gf_error_clear();
+        *cpu = 1;
+        return GF_OK;
+    }
+    const double t1 = gf_now_ms();
+    gf_image dev;
+    if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
+        return st;
+    const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
+                         dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
+    st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
+    if (!st && set->verbose) {
+        char info[128];
+        snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
+                 gf_layout_name(shape.channels), hw ? "hardware" : "hybrid");
+        gf_timing(j->input, "read", j->read_ms, NULL);
+        gf_timing(j->input, "nvjpeg-dec", t1 - t0, info);
+        gf_timing(j->input, jpeg_out ? "chain+enc" : "chain", gf_now_ms() - t1,
+                  jpeg_out ? "(cuda, nvjpeg encode)" : "(cuda, downloaded)");
+    }
+    j->mp = (double)shape.width * shape.height / 1e6;
+    return st;
+}
+
+struct bytes {
+    const uint8_t *p;
+    size_t n;
+};
+
+static gf_status emit_bytes(FILE *f, void *ctx)
+{
+    const struct bytes *b = ctx;
+    return fwrite(b->p, 1, b->n, f) == b->n ? GF_OK
+                                          : gf_error(GF_EIO, "cannot write JPEG data: %s", strerror(errno));
+}
+
+/* Reads INPUT; decodes it, unless it is a JPEG that a GPU lane's nvJPEG
+ * may decode (`gpu_jpeg`), which is kept as it is read. */
+static gf_status load(batch *b, struct job *j, int gpu_jpeg)
+{
+    const double t0 = gf_now_ms();
+    gf_status st = gf_read_file(j->input, &j->raw, &j->raw_n);
+    j->read_ms = gf_now_ms() - t0;
+    if (st || (gpu_jpeg && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG)) {
+        j->fmt = GF_FMT_JPEG;
+        return st;
+    }
+    return decode_raw(b, j);
+}
+
+/* Filters, encodes and writes an image, and frees the job; returns 0 when
+ * the batch must stop (the GPU did not open). */
 static int finish(batch *b, struct job *j, gf_host_alloc *pool)
 {
     const gf_plan *plan = b->plan;
-    const double mp = (double)j->img.width * j->img.height / 1e6;
     gf_status st = GF_OK;
     int go_on = 1;
+    uint8_t *bytes = NULL; /* the output, when a GPU encoded it */
+    size_t len = 0;
     if (plan->nsteps) {
-        pin(plan, pool, j);
+        if (!j->raw)
+            pin(plan, pool, j);
         const double t0 = gf_now_ms();
         int lane = acquire_lane(&b->lanes);
         const double t1 = gf_now_ms();
@@ -472,7 +585,15 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
             go_on = 0;
             goto out;
         }
-        st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &j->img, j->input);
+        int cpu = 1, filtered = 0;
+        if (j->raw && lane >= 0) {
+            st = gpu_jpeg(b, lane, j, &bytes, &len, &cpu);
+            filtered = !cpu;
+        }
+        if (j->raw && cpu && !st && !(st = decode_raw(b, j)))
+            pin(plan, pool, j);
+        if (!st && !filtered)
+            st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &j->img, j->input);
         if (lane >= 0)
             release_lane(&b->lanes, lane);
         if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
@@ -481,9 +602,18 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
                 snprintf(info, sizeof info, "(gpu lane %d; waited %.3f ms for it)", lane, t1 - t0);
             gf_timing(j->input, "chain", gf_now_ms() - t0, info);
         }
+    } else if (j->raw) {
+        st = decode_raw(b, j);
     }
     const char *blame = j->input;
-    if (!st) {
+    if (!st && bytes) {
+        blame = j->output;
+        const double t0 = gf_now_ms();
+        struct bytes out = {bytes, len};
+        st = gf_write_file(j->output, emit_bytes, &out);
+        if (!st && plan->set.verbose)
+            gf_timing(j->input, "write", gf_now_ms() - t0, NULL);
+    } else if (!st) {
         blame = j->output;
         /* the cores left idle by a batch's tail help the encoders */
         pthread_mutex_lock(&b->lock);
@@ -492,9 +622,11 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
         st = gf_store(&plan->set, busy > 1 ? (int)(b->nthreads / busy) : b->nthreads, &j->img, j->fmt, j->output,
                       j->input);
     }
-    finished(b, st, blame, mp);
+    finished(b, st, blame, j->mp);
 out:
+    free(bytes);
     gf_image_free(&j->img);
+    free(j->raw);
     free(j->input);
     return go_on;
 }
@@ -567,9 +699,10 @@ static void *worker(void *arg)
             continue;
         }
         j.pooled = pool != NULL;
-        gf_status st = gf_load(&b->plan->set, j.input, j.input, &j.img, &j.fmt, NULL, NULL);
+        gf_status st = load(b, &j, wants_gpu && set->codec == GF_CODEC_GPU);
         if (st) {
             finished(b, st, j.input, 0);
+            free(j.raw);
             free(j.input);
         } else if (pending) {
             held[nheld++] = j;
@@ -579,6 +712,7 @@ static void *worker(void *arg)
     }
     while (nheld) { /* the batch stopped: drop what is held */
         gf_image_free(&held[--nheld].img);
+        free(held[nheld].raw);
         free(held[nheld].input);
     }
     gf_image_use_allocator(NULL);
@@ -638,9 +772,13 @@ int gf_batch(const gf_plan *plan)
         fprintf(stderr, "gpufilter: %llu file%s: %llu done, %llu failed, %.2f s, %.1f MP/s\n", b.done + b.failed,
                 b.done + b.failed == 1 ? "" : "s", b.done, b.failed, secs, secs > 0 ? b.megapixels / secs : 0.0);
 
-    for (int i = 0; i < b.lanes.n; i++)
+    for (int i = 0; i < b.lanes.n; i++) {
+        gf_nvjpeg_close(b.lanes.jpeg[i]);
         gf_cuda_close(b.lanes.cu[i]);
+    }
     free(b.lanes.cu);
+    free(b.lanes.jpeg);
+    free(b.lanes.jpeg_failed);
     free(b.lanes.busy);
     if (b.src.list && b.src.list != stdin)
         fclose(b.src.list);

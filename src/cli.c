@@ -122,6 +122,17 @@ static gf_status set_format(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+static gf_status set_codec(gf_settings *s, const char *a)
+{
+    if (!strcmp(a, "gpu"))
+        s->codec = GF_CODEC_GPU;
+    else if (!strcmp(a, "cpu"))
+        s->codec = GF_CODEC_CPU;
+    else
+        return gf_error(GF_EINVAL, "invalid -codec '%s' (want gpu or cpu)", a);
+    return GF_OK;
+}
+
 static gf_status set_depth(gf_settings *s, const char *a)
 {
     if (strcmp(a, "8") && strcmp(a, "16"))
@@ -178,6 +189,8 @@ const gf_setting gf_settings_table[] = {
     {"device", GF_ARG_REQUIRED, "auto|cpu|cuda[:N]", "where operations run (auto)", set_device},
     {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
     {"compress", GF_ARG_REQUIRED, "N", "PNG zlib level 0..9 (6)", set_compress},
+    {"codec", GF_ARG_REQUIRED, "gpu|cpu",
+     "JPEG in batches on a GPU: nvJPEG, or libjpeg-turbo as on the CPU path, byte for byte (gpu)", set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
      set_format},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},

@@ -10,6 +10,7 @@
 #define GF_MAX_DEVICES 64
 
 enum gf_device { GF_DEVICE_AUTO, GF_DEVICE_CPU, GF_DEVICE_CUDA };
+enum gf_codec { GF_CODEC_GPU, GF_CODEC_CPU }; /* JPEG in GPU batches: nvJPEG, or libjpeg-turbo */
 
 /* Settings in force at a point of the command line. */
 typedef struct gf_settings {
@@ -23,6 +24,7 @@ typedef struct gf_settings {
     int all_devices;                 /* cuda:all */
     char device_text[24];            /* as written, for messages ("cuda" by default) */
     int quality, compress;
+    enum gf_codec codec;
     gf_format format;
     int depth; /* 0: as decoded */
     int threads;

@@ -24,6 +24,9 @@ typedef struct gf_encode_opts {
 } gf_encode_opts;
 #define GF_ENCODE_DETAIL 32
 
+/* The most scans a JPEG may have (as djpeg -maxscans and TurboJPEG advise). */
+#define GF_JPEG_MAX_SCANS 500
+
 /* Recognises the format from the first bytes, never from a name. */
 gf_format gf_sniff(const uint8_t *buf, size_t n);
 /* The output format an extension asks for (.png, .jpg/.jpeg, .ppm/.pgm/.pam/.pnm), else GF_FMT_NONE. */

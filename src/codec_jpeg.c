@@ -29,8 +29,6 @@
  * files that code every block stay under 1024 bytes of coefficients per byte. */
 #define JPEG_MEMORY_FLOOR ((size_t)256 << 20)
 #define JPEG_MEMORY_PER_BYTE 4096
-/* As djpeg -maxscans and TurboJPEG's scan limit advise. */
-#define JPEG_MAX_SCANS 500
 
 struct jerr {
     struct jpeg_error_mgr pub;
@@ -56,9 +54,9 @@ static void on_error_exit(j_common_ptr cinfo)
 static void on_progress(j_common_ptr cinfo)
 {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
-    if (cinfo->is_decompressor && d->input_scan_number > JPEG_MAX_SCANS) {
+    if (cinfo->is_decompressor && d->input_scan_number > GF_JPEG_MAX_SCANS) {
         struct jerr *e = (struct jerr *)cinfo->err;
-        snprintf(e->msg, sizeof e->msg, "JPEG has more than %d scans", JPEG_MAX_SCANS);
+        snprintf(e->msg, sizeof e->msg, "JPEG has more than %d scans", GF_JPEG_MAX_SCANS);
         longjmp(e->jb, 1);
     }
 }

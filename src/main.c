@@ -9,14 +9,18 @@
 
 #include "cli.h"
 #include "codec.h"
+#include "gf_nvjpeg.h"
 #include "parallel.h"
 #include "pipeline.h"
 
 static void version(void)
 {
-    char cuda[160];
+    char cuda[160], nvjpeg[64];
     gf_cuda_versions(cuda, sizeof cuda);
+    gf_nvjpeg_version(nvjpeg, sizeof nvjpeg);
     printf("gpufilter %s\n%s\n%s\n", PACKAGE_VERSION, gf_codec_versions(), cuda);
+    if (*nvjpeg)
+        printf("%s\n", nvjpeg);
 }
 
 static int usage_error(const char *detail)

@@ -69,28 +69,36 @@ static gf_status emit_image(FILE *f, void *ctx)
     }
 }
 
+gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
+                          gf_image *img, gf_format *fmt)
+{
+    const double t0 = gf_now_ms();
+    gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
+    gf_status st = gf_decode(buf, n, &dopts, img, fmt);
+    if (!st && set->verbose) {
+        char info[128];
+        gf_timing(name, "read", read_ms, NULL);
+        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(*fmt), img->width, img->height,
+                 gf_layout_name(img->channels), img->depth);
+        gf_timing(name, "decode", gf_now_ms() - t0, info);
+    }
+    return st;
+}
+
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
                   void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
 {
     uint8_t *buf = NULL;
     size_t n = 0;
-    double t0 = gf_now_ms();
+    const double t0 = gf_now_ms();
     gf_status st = gf_read_file(input, &buf, &n);
     if (st)
         return st;
+    const double read_ms = gf_now_ms() - t0;
     if (read_done)
         read_done(ctx, buf, n);
-    double t1 = gf_now_ms();
-    gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
-    st = gf_decode(buf, n, &dopts, img, fmt);
+    st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt);
     free(buf);
-    if (!st && set->verbose) {
-        char info[128];
-        gf_timing(name, "read", t1 - t0, NULL);
-        snprintf(info, sizeof info, "(%s %dx%d %s %d-bit)", gf_format_name(*fmt), img->width, img->height,
-                 gf_layout_name(img->channels), img->depth);
-        gf_timing(name, "decode", gf_now_ms() - t1, info);
-    }
     return st;
 }
 
@@ -117,15 +125,20 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
     return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name);
 }
 
+gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt)
+{
+    gf_format f = set->format;
+    if (!f && strcmp(output, "-"))
+        f = gf_format_from_name(output);
+    return f ? f : infmt;
+}
+
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
                    const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
-    struct encode_ctx e = {set->format, img, {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail}};
-    if (!e.fmt && strcmp(output, "-"))
-        e.fmt = gf_format_from_name(output);
-    if (!e.fmt)
-        e.fmt = infmt;
+    struct encode_ctx e = {gf_output_format(set, output, infmt), img,
+                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail}};
     if (e.fmt == GF_FMT_PNM) {
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");

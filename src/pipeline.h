@@ -26,6 +26,11 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st);
  * atomically, encoding on up to `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
                   void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
+/* gf_load's second half: decodes buf[0..n), which took read_ms to read. */
+gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
+                          gf_image *img, gf_format *fmt);
+/* The format OUTPUT is written in: -format, else its extension, else infmt. */
+gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name);
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
                    const char *name);

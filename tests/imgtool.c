@@ -6,7 +6,9 @@
  *   imgtool info FILE       prints "W H C DEPTH"
  *   imgtool get FILE X Y CH prints one sample
  *   imgtool channel FILE CH OUT.pam   channel CH alone, as a gray image
- *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded) */
+ *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded)
+ *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
+ *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
 
 #include <math.h>
@@ -127,6 +129,33 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
+    if (argc == 4 && !strcmp(argv[1], "diff")) {
+        gf_image a, b;
+        if (load(argv[2], &a))
+            return 2;
+        if (load(argv[3], &b) || a.width != b.width || a.height != b.height || a.channels != b.channels ||
+            a.depth != b.depth) {
+            fprintf(stderr, "imgtool: %s and %s differ in shape\n", argv[2], argv[3]);
+            return 2;
+        }
+        unsigned most = 0;
+        double se = 0;
+        for (int y = 0; y < a.height; y++)
+            for (int x = 0; x < a.width; x++)
+                for (int c = 0; c < a.channels; c++) {
+                    const int d = (int)gf_image_get(&a, x, y, c) - (int)gf_image_get(&b, x, y, c);
+                    most = (unsigned)abs(d) > most ? (unsigned)abs(d) : most;
+                    se += (double)d * d;
+                }
+        const double peak = a.depth == 16 ? 65535.0 : 255.0, n = (double)a.width * a.height * a.channels;
+        if (se == 0)
+            printf("0 inf\n");
+        else
+            printf("%u %.2f\n", most, 10 * log10(peak * peak * n / se));
+        gf_image_free(&a);
+        gf_image_free(&b);
+        return 0;
+    }
     if (argc == 5 && !strcmp(argv[1], "channel")) {
         gf_image a, g;
         const int ch = atoi(argv[3]);
@@ -141,7 +170,7 @@ int main(int argc, char **argv)
         return rc;
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
-                    " | channel F CH OUT | stats F CH\n");
+                    " | channel F CH OUT | stats F CH | diff A B\n");
     return 2;
 }
 

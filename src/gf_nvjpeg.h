@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* JPEG on the GPU through nvJPEG (src/nvjpeg.c), for batch lanes: the
+ * compressed bytes go up, are decoded into the lane's input buffer (on the
+ * hardware JPEG engines where the GPU has them), and a result is encoded
+ * there, only the compressed bytes coming back.  Built without nvJPEG,
+ * gf_nvjpeg_open fails and batches use libjpeg-turbo. */
+#ifndef GF_NVJPEG_H
+#define GF_NVJPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda.h"
+
+typedef struct gf_nvjpeg gf_nvjpeg;
+
+/* nvJPEG for the lane `cu` (its device and stream); GF_ENODEV without it.
+ * The library handle (0.3 s to create) is shared by the lanes of a device. */
+gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out);
+void gf_nvjpeg_close(gf_nvjpeg *j);
+/* "nvJPEG 13.0.1" for --version; "" built without it. */
+void gf_nvjpeg_version(char *buf, size_t size);
+
+/* Decodes the JPEG file buf[0..n) into the input buffer of a chain of
+ * `steps` on the lane (gf_cuda_begin), as 8-bit gray or RGB: *shape is its
+ * shape.  GF_EFORMAT (with the reason) where nvJPEG does not take the file
+ * (CMYK, 12-bit, arithmetic coding, a corrupt stream): decode it on the CPU,
+ * which gives the same image or the proper error.  Other failures (limits,
+ * the device) stand.  *hw says whether the JPEG engines decoded it. */
+gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
+                           size_t n, uint64_t limit, gf_shape *shape, int *hw);
+
+/* Encodes the device image `dev` (8-bit gray or RGB) at `quality` with
+ * optimized Huffman tables and libjpeg's chroma subsampling (4:2:0 for
+ * colour): a new buffer *out of *len bytes. */
+gf_status gf_nvjpeg_encode(gf_nvjpeg *j, const gf_image *dev, int quality, uint8_t **out, size_t *len);
+
+#endif

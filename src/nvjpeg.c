@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/* nvJPEG for batch lanes.  One library handle per device, created with the
+ * hardware backend where the GPU has JPEG engines (A100, H100, H200) and the
+ * default (hybrid) backend elsewhere (NVJPEG_STATUS_ARCH_MISMATCH), both
+ * upsampling chroma by interpolation as libjpeg-turbo does (which brings the
+ * pixels within 2 of libjpeg-turbo's instead of 32) and strict about the
+ * bitstream; each lane has its own decode and encode states on its own
+ * stream, the decode states made at first use (each costs about 0.1 s).  The
+ * engines take baseline streams through the batched API (here a batch of one
+ * per call; the lanes overlap); nvjpegDecode takes the progressive ones and
+ * all of them without engines.  A stream whose markers do not walk cleanly
+ * from SOI to EOI, or that has more scans than the CPU decoder allows, is
+ * left to libjpeg-turbo, whose messages name the fault.  Every nvJPEG and
+ * CUDA call is checked. */
+#include "config.h"
+#include "gf_nvjpeg.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvjpeg.h>
+
+#include "codec.h"
+#include "gf_kernels.h"
+
+#define MAX_DEVICES 64 /* as -device cuda:N allows */
+
+static const char *nvjpeg_error(nvjpegStatus_t s)
+{
+    switch (s) {
+    case NVJPEG_STATUS_SUCCESS: return "success";
+    case NVJPEG_STATUS_NOT_INITIALIZED: return "not initialized";
+    case NVJPEG_STATUS_INVALID_PARAMETER: return "invalid parameter";
+    case NVJPEG_STATUS_BAD_JPEG: return "bad JPEG";
+    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "JPEG not supported";
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "allocation failed";
+    case NVJPEG_STATUS_EXECUTION_FAILED: return "execution failed";
+    case NVJPEG_STATUS_ARCH_MISMATCH: return "not on this GPU";
+    case NVJPEG_STATUS_INTERNAL_ERROR: return "internal error";
+    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "not implemented";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "incomplete bitstream";
+    }
+    return "unknown status";
+}
+
+/* A failed nvJPEG call `what` as `st` (out of device memory when it says so). */
+static gf_status fail(gf_status st, nvjpegStatus_t s, const char *what)
+{
+    if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE)
+        return gf_error(GF_EDEVMEM, "out of GPU memory (%s)", what);
+    return gf_error(st, "nvJPEG %s: %s", what, nvjpeg_error(s));
+}
+
+#define NVJ(st, call)                                                                                                 \
+    do {                                                                                                              \
+        nvjpegStatus_t s_ = (call);                                                                                   \
+        if (s_ != NVJPEG_STATUS_SUCCESS)                                                                              \
+            return fail(st, s_, #call);                                                                               \
+    } while (0)
+
+/* ---- the handles, one per device ------------------------------------- */
+
+static struct {
+    pthread_mutex_t lock;
+    nvjpegHandle_t handle[MAX_DEVICES];
+    int hardware[MAX_DEVICES];
+    int users[MAX_DEVICES];
+} devices = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}};
+
+static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
+{
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return gf_error(GF_ENODEV, "nvJPEG: device %d out of range", dev);
+    pthread_mutex_lock(&devices.lock);
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (!devices.handle[dev]) {
+        /* the engines where there are any; interpolated upsampling always, strictness where taken */
+        static const struct {
+            nvjpegBackend_t backend;
+            unsigned flags;
+        } tries[] = {
+            {NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT},
+            {NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
+            {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT},
+            {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
+        };
+        for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+            devices.handle[dev] = NULL;
+            s = nvjpegCreateEx(tries[i].backend, NULL, NULL, tries[i].flags, &devices.handle[dev]);
+            devices.hardware[dev] = tries[i].backend == NVJPEG_BACKEND_HARDWARE;
+            if (s == NVJPEG_STATUS_SUCCESS)
+                break;
+        }
+    }
+    if (s == NVJPEG_STATUS_SUCCESS) {
+        devices.users[dev]++;
+        *h = devices.handle[dev];
+        *hardware = devices.hardware[dev];
+    } else {
+        devices.handle[dev] = NULL;
+    }
+    pthread_mutex_unlock(&devices.lock);
+    return s == NVJPEG_STATUS_SUCCESS ? GF_OK : fail(GF_ENODEV, s, "nvjpegCreateEx");
+}
+
+static void give_handle(int dev)
+{
+    pthread_mutex_lock(&devices.lock);
+    if (--devices.users[dev] == 0) {
+        nvjpegDestroy(devices.handle[dev]);
+        devices.handle[dev] = NULL;
+    }
+    pthread_mutex_unlock(&devices.lock);
+}
+
+/* ---- a lane's states ------------------------------------------------- */
+
+struct gf_nvjpeg {
+    int device, hardware;
+    nvjpegHandle_t h;
+    cudaStream_t stream;
+    nvjpegJpegStream_t parsed;
+    nvjpegJpegState_t batched[2]; /* the engines' batches of one: gray, RGB; made at first use */
+    nvjpegJpegState_t single;     /* nvjpegDecode's; made at first use */
+    nvjpegEncoderState_t enc;
+    nvjpegEncoderParams_t params;
+};
+
+gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out)
+{
+    *out = NULL;
+    gf_nvjpeg *j = calloc(1, sizeof *j);
+    if (!j)
+        return gf_error(GF_ENOMEM, "out of memory");
+    j->device = gf_cuda_device_index(cu);
+    j->stream = gf_cuda_stream(cu);
+    gf_status st = take_handle(j->device, &j->h, &j->hardware);
+    if (st) {
+        free(j);
+        return st;
+    }
+    nvjpegStatus_t s = nvjpegJpegStreamCreate(j->h, &j->parsed);
+    if (s == NVJPEG_STATUS_SUCCESS)
+        s = nvjpegEncoderStateCreate(j->h, &j->enc, j->stream);
+    if (s == NVJPEG_STATUS_SUCCESS)
+        s = nvjpegEncoderParamsCreate(j->h, &j->params, j->stream);
+    if (s == NVJPEG_STATUS_SUCCESS)
+        s = nvjpegEncoderParamsSetOptimizedHuffman(j->params, 1, j->stream);
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        st = fail(GF_ENODEV, s, "creating the lane's states");
+        gf_nvjpeg_close(j);
+        return st;
+    }
+    *out = j;
+    return GF_OK;
+}
+
+void gf_nvjpeg_close(gf_nvjpeg *j)
+{
+    if (!j)
+        return;
+    if (j->params)
+        nvjpegEncoderParamsDestroy(j->params);
+    if (j->enc)
+        nvjpegEncoderStateDestroy(j->enc);
+    if (j->single)
+        nvjpegJpegStateDestroy(j->single);
+    for (int i = 0; i < 2; i++)
+        if (j->batched[i])
+            nvjpegJpegStateDestroy(j->batched[i]);
+    if (j->parsed)
+        nvjpegJpegStreamDestroy(j->parsed);
+    give_handle(j->device);
+    free(j);
+}
+
+void gf_nvjpeg_version(char *buf, size_t size)
+{
+    int v[3] = {0, 0, 0};
+    const libraryPropertyType what[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
+    for (int i = 0; i < 3; i++)
+        if (nvjpegGetProperty(what[i], &v[i]) != NVJPEG_STATUS_SUCCESS)
+            v[i] = -1;
+    snprintf(buf, size, "nvJPEG %d.%d.%d", v[0], v[1], v[2]);
+}
+
+/* Walks the marker segments from SOI to EOI, the entropy-coded data after
+ * each SOS up to its next marker: 1 when the walk ends at EOI with at least
+ * one scan and at most `max_scans`, 0 when anything is cut short or out of
+ * place. */
+static int clean_markers(const uint8_t *b, size_t n, int max_scans)
+{
+    if (n < 4 || b[0] != 0xFF || b[1] != 0xD8)
+        return 0;
+    int scans = 0;
+    for (size_t i = 2;;) {
+        if (i + 2 > n || b[i] != 0xFF)
+            return 0;
+        while (i + 1 < n && b[i + 1] == 0xFF) /* fill bytes */
+            i++;
+        if (i + 2 > n)
+            return 0;
+        const uint8_t m = b[i + 1];
+        i += 2;
+        if (m == 0xD9)
+            return scans > 0;
+        if (m == 0x00 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || i + 2 > n)
+            return 0;
+        const size_t len = (size_t)b[i] << 8 | b[i + 1];
+        if (len < 2 || len > n - i)
+            return 0;
+        i += len;
+        if (m != 0xDA)
+            continue;
+        if (++scans > max_scans)
+            return 0;
+        /* entropy-coded data: up to a marker other than a stuffed zero or a restart */
+        for (;;) {
+            const uint8_t *ff = i < n ? memchr(b + i, 0xFF, n - i) : NULL;
+            if (!ff || (size_t)(ff - b) + 1 >= n)
+                return 0;
+            i = (size_t)(ff - b);
+            const uint8_t next = b[i + 1];
+            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7) || next == 0xFF)
+                i += next == 0xFF ? 1 : 2;
+            else
+                break;
+        }
+    }
+}
+
+gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
+                           size_t n, uint64_t limit, gf_shape *shape, int *hw)
+{
+    int comps = 0, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
+    nvjpegChromaSubsampling_t css;
+    *hw = 0;
+    if (!clean_markers(buf, n, GF_JPEG_MAX_SCANS))
+        return gf_error(GF_EFORMAT, "nvJPEG: markers out of place");
+    NVJ(GF_EFORMAT, nvjpegGetImageInfo(j->h, buf, n, &comps, &css, w, h));
+    if (comps != 1 && comps != 3)
+        return gf_error(GF_EFORMAT, "nvJPEG: %d components", comps);
+    NVJ(GF_EFORMAT, nvjpegJpegStreamParse(j->h, buf, n, 0, 0, j->parsed));
+    unsigned int bits = 0;
+    NVJ(GF_EFORMAT, nvjpegJpegStreamGetSamplePrecision(j->parsed, &bits));
+    if (bits != 8)
+        return gf_error(GF_EFORMAT, "nvJPEG: %u-bit samples", bits);
+    *shape = (gf_shape){w[0], h[0], comps, 8};
+    gf_status st = gf_shape_check(shape, limit);
+    void *in;
+    if (st || (st = gf_cuda_begin(cu, steps, nsteps, *shape, limit, &in)))
+        return st;
+    nvjpegImage_t dst = {{in}, {(size_t)shape->width * (size_t)comps}};
+    const nvjpegOutputFormat_t fmt = comps == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
+    int unsupported = 1;
+    if (j->hardware)
+        NVJ(GF_EFORMAT, nvjpegDecodeBatchedSupported(j->h, j->parsed, &unsupported));
+    if (!unsupported) {
+        const int k = comps == 3;
+        if (!j->batched[k]) {
+            nvjpegStatus_t s = nvjpegJpegStateCreate(j->h, &j->batched[k]);
+            if (s == NVJPEG_STATUS_SUCCESS)
+                s = nvjpegDecodeBatchedInitialize(j->h, j->batched[k], 1, 1, fmt);
+            if (s != NVJPEG_STATUS_SUCCESS) {
+                if (j->batched[k])
+                    nvjpegJpegStateDestroy(j->batched[k]);
+                j->batched[k] = NULL;
+                return fail(GF_ECUDA, s, "nvjpegDecodeBatchedInitialize");
+            }
+        }
+        /* the engines do not follow stream order: the buffer must be free first */
+        st = gf_cuda_status(cudaStreamSynchronize(j->stream), "before the JPEG engines");
+        if (st)
+            return st;
+        const unsigned char *data = buf;
+        NVJ(GF_EFORMAT, nvjpegDecodeBatched(j->h, j->batched[k], &data, &n, &dst, j->stream));
+        *hw = 1;
+    } else {
+        if (!j->single)
+            NVJ(GF_ECUDA, nvjpegJpegStateCreate(j->h, &j->single));
+        NVJ(GF_EFORMAT, nvjpegDecode(j->h, j->single, buf, n, fmt, &dst, j->stream));
+    }
+    return gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG decode");
+}
+
+gf_status gf_nvjpeg_encode(gf_nvjpeg *j, const gf_image *dev, int quality, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    if (dev->depth != 8 || (dev->channels != 1 && dev->channels != 3))
+        return gf_error(GF_EINTERNAL, "nvJPEG encodes 8-bit gray or RGB");
+    const nvjpegChromaSubsampling_t css = dev->channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420;
+    NVJ(GF_ECUDA, nvjpegEncoderParamsSetQuality(j->params, quality, j->stream));
+    NVJ(GF_ECUDA, nvjpegEncoderParamsSetSamplingFactors(j->params, css, j->stream));
+    nvjpegImage_t src = {{dev->data}, {dev->stride}};
+    if (dev->channels == 3)
+        NVJ(GF_ECUDA, nvjpegEncodeImage(j->h, j->enc, j->params, &src, NVJPEG_INPUT_RGBI, dev->width, dev->height,
+                                        j->stream));
+    else
+        NVJ(GF_ECUDA, nvjpegEncodeYUV(j->h, j->enc, j->params, &src, NVJPEG_CSS_GRAY, dev->width, dev->height,
+                                      j->stream));
+    size_t n = 0;
+    NVJ(GF_ECUDA, nvjpegEncodeRetrieveBitstream(j->h, j->enc, NULL, &n, j->stream));
+    gf_status st = gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG encode");
+    if (st)
+        return st;
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b)
+        return gf_error(GF_ENOMEM, "out of memory");
+    nvjpegStatus_t s = nvjpegEncodeRetrieveBitstream(j->h, j->enc, b, &n, j->stream);
+    if (s == NVJPEG_STATUS_SUCCESS)
+        st = gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG encode");
+    else
+        st = fail(GF_ECUDA, s, "nvjpegEncodeRetrieveBitstream");
+    if (st) {
+        free(b);
+        return st;
+    }
+    *out = b;
+    *len = n;
+    return GF_OK;
+}
