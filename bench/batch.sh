@@ -4,25 +4,27 @@
 # from the bundled samples), as PNG and as JPEG, through -blur 3 -rotate 90:
 #   gpufilter batch (-o DIR), gpufilter one process per file (a shell loop),
 #   OpenCV-Python with a pool of one worker per core (bench/cvpool.py),
-#   ImageMagick mogrify and vips, where installed.
+#   torchvision's nvJPEG path for JPEG (bench/tvpool.py, where torch is),
+#   ImageMagick mogrify and vips, where installed; then one image of each
+#   format through gpufilter and through an OpenCV one-liner (-blur 5).
 # Same work everywhere (Gaussian sigma 3 over radius 9, clamped border, a
 # clockwise quarter turn), PNG at zlib level 6, JPEG at quality 90.  Then a
 # gpufilter -v batch run says where the time goes.
 #
 # usage: bench/batch.sh [-n N] [-s WxH] [-f FORMATS] [-c CSV] [-t TOOLS] WORKDIR
 #   FORMATS: png,jpg (default both); TOOLS: comma list of batch,perfile,
-#   opencv,mogrify,vips (default all)
+#   opencv,torch,mogrify,vips,single (default all)
 #   environment: GPUFILTER (default ./gpufilter), PYTHON (a python3 with cv2)
 set -eu
-N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,mogrify,vips FORMATS=png,jpg
+N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,torch,mogrify,vips,single FORMATS=png,jpg
 while getopts n:s:c:t:f: o; do
     case $o in
     n) N=$OPTARG ;; s) SIZE=$OPTARG ;; c) CSV=$OPTARG ;; t) TOOLS=$OPTARG ;; f) FORMATS=$OPTARG ;;
-    *) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# = 1 ] || { sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2; }
 WORK=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")
@@ -88,8 +90,14 @@ vips_each() { # one vips pipeline per file (vips threads internally)
 for fmt in $FMTS; do
     set -- "$IN"/*.$fmt
     want batch && row "gpufilter batch ($CORES threads)" $fmt "$GF" -q -blur 3 -rotate 90 -o "$WORK/out" "$@"
+    if want batch && [ $fmt = jpg ]; then
+        row "gpufilter batch, -codec cpu" $fmt "$GF" -q -codec cpu -blur 3 -rotate 90 -o "$WORK/out" "$@"
+    fi
     want perfile && row "gpufilter, one process per file" $fmt perfile "$@"
     want opencv && row "opencv-python pool ($CORES procs)" $fmt "$PY" "$HERE/cvpool.py" "$WORK/out" "$@"
+    if want torch && [ $fmt = jpg ] && "$PY" -c 'import torch, torchvision; assert torch.cuda.is_available()' 2>/dev/null; then
+        row "torchvision nvJPEG (batches of 32)" $fmt "$PY" "$HERE/tvpool.py" "$WORK/out" "$@"
+    fi
     if want mogrify && command -v mogrify >/dev/null 2>&1; then
         # -blur 9x3: radius 9, sigma 3; PNG zlib level 6; JPEG quality 90
         if [ $fmt = png ]; then q="-define png:compression-level=6"; else q="-quality 90"; fi
@@ -101,6 +109,32 @@ for fmt in $FMTS; do
     fi
 done
 
+# one image of each format, -blur 5 (sigma 5, radius 15), best of 3 wall
+# times: gpufilter, and OpenCV in a python process of its own (its threads)
+if want single; then
+    for fmt in $FMTS; do
+        f=$IN/photo0000.$fmt
+        best=
+        for r in 1 2 3; do
+            t0=$(now)
+            "$GF" -q -blur 5 "$f" "$WORK/single.$fmt" || break
+            t=$(calc "$(now) - $t0")
+            best=$(awk -v a="$t" -v b="${best:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+        done
+        printf '%-34s %-4s %7.3f\n' "gpufilter one image -blur 5" $fmt "$best"
+        [ -z "$CSV" ] || printf '"gpufilter one image",%s,1,%.1f,%.3f,,,\n' $fmt "$(calc "$W * $H / 1000000")" "$best" >> "$CSV"
+        best=
+        for r in 1 2 3; do
+            t0=$(now)
+            "$PY" -c 'import cv2, sys; cv2.imwrite(sys.argv[2], cv2.GaussianBlur(cv2.imread(sys.argv[1]), (31, 31), 5, borderType=cv2.BORDER_REPLICATE), [cv2.IMWRITE_PNG_COMPRESSION, 6, cv2.IMWRITE_JPEG_QUALITY, 90])' "$f" "$WORK/single-cv.$fmt" || break
+            t=$(calc "$(now) - $t0")
+            best=$(awk -v a="$t" -v b="${best:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+        done
+        printf '%-34s %-4s %7.3f\n' "opencv-python one image" $fmt "$best"
+        [ -z "$CSV" ] || printf '"opencv-python one image",%s,1,%.1f,%.3f,,,\n' $fmt "$(calc "$W * $H / 1000000")" "$best" >> "$CSV"
+    done
+fi
+
 # where the time goes: the -v lines of one batch run, summed by stage
 for fmt in $FMTS; do
     rm -rf "$WORK/out"
@@ -111,9 +145,11 @@ for fmt in $FMTS; do
         $1 == "gpufilter:" && $4 ~ /^[0-9.]+$/ && $5 == "ms" { s[$3] += $4 / 1000 }
         $0 ~ /running on cuda/ { gpu = 1 }
         END {
-            busy = s["read"] + s["decode"] + s["chain"] + s["encode"]
-            printf "%s: wall %.2f s x %d threads = %.1f thread-s: read %.1f, decode %.1f, chain %.1f, encode+write %.1f, idle %.1f\n",
-                fmt, wall, threads, wall * threads, s["read"], s["decode"], s["chain"], s["encode"], wall * threads - busy
+            busy = s["read"] + s["decode"] + s["chain"] + s["encode"] + s["write"]
+            printf "%s: wall %.2f s x %d threads = %.1f thread-s: read %.1f, decode %.1f, chain (with nvJPEG) %.1f, encode+write %.1f, idle %.1f\n",
+                fmt, wall, threads, wall * threads, s["read"], s["decode"], s["chain"], s["encode"] + s["write"], wall * threads - busy
+            if (s["nvjpeg-dec"] + s["chain+enc"] > 0)
+                printf "%s: nvJPEG decode %.2f s, chain and nvJPEG encode %.2f s (lane time, inside chain)\n", fmt, s["nvjpeg-dec"], s["chain+enc"]
             if (gpu)
                 printf "%s: GPU stream time %.2f s (upload %.2f, blur %.2f, rotate %.2f, download %.2f) in %.2f s of wall: GPU busy at most %.0f%%\n",
                     fmt, s["upload"] + s["blur"] + s["rotate"] + s["download"], s["upload"], s["blur"], s["rotate"],
