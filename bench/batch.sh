@@ -70,7 +70,7 @@ row() {
     got=$(ls "$WORK/out" | grep -c "\.$fmt\$" || true)
     [ "$got" = "$N" ] || { echo "$label: wrote $got of $N files" >&2; return 0; }
     ips=$(calc "$N / $t") mps=$(calc "$MP / $t")
-    mb=$(du -sk "$WORK/out" | awk '{ printf "%.0f", $1 / 1024 }')
+    mb=$(du -sk "$WORK/out" | awk '{ printf "%.1f", $1 / 1024 }')
     printf '%-34s %-4s %7.2f %9.2f %8.1f %9s\n' "$label" "$fmt" "$t" "$ips" "$mps" "$mb"
     [ -z "$CSV" ] || printf '"%s",%s,%s,%.1f,%.3f,%.3f,%.2f,%s\n' "$label" "$fmt" "$N" "$MP" "$t" "$ips" "$mps" "$mb" >> "$CSV"
 }
