@@ -126,7 +126,7 @@ if want single; then
         best=
         for r in 1 2 3; do
             t0=$(now)
-            "$PY" -c 'import cv2, sys; cv2.imwrite(sys.argv[2], cv2.GaussianBlur(cv2.imread(sys.argv[1]), (31, 31), 5, borderType=cv2.BORDER_REPLICATE), [cv2.IMWRITE_PNG_COMPRESSION, 6, cv2.IMWRITE_JPEG_QUALITY, 90])' "$f" "$WORK/single-cv.$fmt" || break
+            "$PY" -c 'import cv2, sys; p = [cv2.IMWRITE_PNG_COMPRESSION, 6] if sys.argv[2].endswith(".png") else [cv2.IMWRITE_JPEG_QUALITY, 90]; cv2.imwrite(sys.argv[2], cv2.GaussianBlur(cv2.imread(sys.argv[1]), (31, 31), 5, borderType=cv2.BORDER_REPLICATE), p)' "$f" "$WORK/single-cv.$fmt" || break
             t=$(calc "$(now) - $t0")
             best=$(awk -v a="$t" -v b="${best:-1e9}" 'BEGIN { print (a < b) ? a : b }')
         done
@@ -149,8 +149,9 @@ for fmt in $FMTS; do
             printf "%s: wall %.2f s x %d threads = %.1f thread-s: read %.1f, decode %.1f, chain (with nvJPEG) %.1f, encode+write %.1f, idle %.1f\n",
                 fmt, wall, threads, wall * threads, s["read"], s["decode"], s["chain"], s["encode"] + s["write"], wall * threads - busy
             if (s["nvjpeg-dec"] + s["chain+enc"] > 0)
-                printf "%s: nvJPEG decode %.2f s, chain and nvJPEG encode %.2f s (lane time, inside chain)\n", fmt, s["nvjpeg-dec"], s["chain+enc"]
-            if (gpu)
+                printf "%s: nvJPEG decode %.2f s, chain and nvJPEG encode %.2f s (lane time, inside chain), in %.2f s of wall\n",
+                    fmt, s["nvjpeg-dec"], s["chain+enc"], wall
+            if (gpu && s["upload"] + s["download"] > 0)
                 printf "%s: GPU stream time %.2f s (upload %.2f, blur %.2f, rotate %.2f, download %.2f) in %.2f s of wall: GPU busy at most %.0f%%\n",
                     fmt, s["upload"] + s["blur"] + s["rotate"] + s["download"], s["upload"], s["blur"], s["rotate"],
                     s["download"], wall, 100 * (s["upload"] + s["blur"] + s["rotate"] + s["download"]) / wall
