@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* argv -> plan -> run -> exit status; nothing else. */
+/* argv -> plan -> one image or a batch -> exit status.  A single image picks
+ * its back end from the input's header and opens the GPU beside its decode. */
 #include "config.h"
 
 #include <pthread.h>
@@ -31,7 +32,7 @@ static int usage_error(const char *detail)
 
 /* Under -device auto, a single image whose chain the CPU is estimated to run
  * in less than this stays on the CPU: creating a CUDA context alone takes
- * 0.2-0.3 s, and the results are the same either way. */
+ * 0.2-0.35 s, and the results are the same either way. */
 #define CPU_RATHER_MS 150.0
 
 /* The back end of a single-image run: NULL (the CPU) or a CUDA device, opened
