@@ -28,10 +28,12 @@
 
 #define LANES_PER_DEVICE 4 /* enough to keep a GPU busy; each holds 2 images of device memory */
 
-/* The INPUT arguments, with @LIST and @- expanded a line at a time. */
+/* The INPUT arguments, with @LIST and @- expanded an entry at a time: a
+ * line, or with -0 a NUL-terminated name. */
 struct source {
     char **args;
     int nargs, next;
+    int nul; /* -0 */
     FILE *list; /* the @LIST being read, or NULL */
     const char *list_arg;
     char *line;
@@ -123,9 +125,11 @@ static const char *extension(gf_format f)
     return f == GF_FMT_PNG ? ".png" : f == GF_FMT_JPEG ? ".jpg" : ".pnm";
 }
 
-/* DIR/BASE, BASE the input's last path component (with its extension
- * replaced under -format): never a path the input can steer elsewhere. */
-static gf_status output_path(const char *dir, const char *input, gf_format fmt, char **out)
+/* DIR/BASE, BASE the input's last path component, or under -mirror
+ * DIR/FOLDER/BASE, FOLDER the input's relative folder without leading "./"
+ * (the extension replaced under -format): never a path the input can steer
+ * out of DIR. */
+static gf_status output_path(const char *dir, const char *input, gf_format fmt, int mirror, char **out)
 {
     if (!strcmp(input, "-"))
         return gf_error(GF_EINVAL, "standard input has no name to write under -o DIR");
@@ -133,18 +137,44 @@ static gf_status output_path(const char *dir, const char *input, gf_format fmt, 
     base = base ? base + 1 : input;
     if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
         return gf_error(GF_EINVAL, "no file name to write under -o DIR");
+    const char *folder = base; /* empty without -mirror */
+    if (mirror) {
+        if (input[0] == '/')
+            return gf_error(GF_EINVAL, "-mirror takes relative paths: an absolute one would leave -o DIR");
+        for (const char *c = input; *c; c += strcspn(c, "/"), c += *c == '/')
+            if (!strncmp(c, "..", 2) && (c[2] == '/' || !c[2]))
+                return gf_error(GF_EINVAL, "-mirror: a '..' in the path would leave -o DIR");
+        for (folder = input; folder[0] == '.' && folder[1] == '/';)
+            for (folder += 2; *folder == '/'; folder++)
+                ;
+    }
     size_t keep = strlen(base);
     const char *dot = strrchr(base, '.');
     if (fmt && dot && dot != base)
         keep = (size_t)(dot - base);
     const char *ext = fmt ? extension(fmt) : "";
-    size_t need = strlen(dir) + 1 + keep + strlen(ext) + 1;
+    const size_t nfolder = (size_t)(base - folder);
+    size_t need = strlen(dir) + 1 + nfolder + keep + strlen(ext) + 1;
     char *p = malloc(need);
     if (!p)
         return gf_error(GF_ENOMEM, "out of memory");
-    snprintf(p, need, "%s/%.*s%s", dir, (int)keep, base, ext);
+    snprintf(p, need, "%s/%.*s%.*s%s", dir, (int)nfolder, folder, (int)keep, base, ext);
     *out = p;
     return GF_OK;
+}
+
+static gf_status make_dir(const char *dir);
+
+/* mkdir -p of the folder holding PATH */
+static gf_status make_parent(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return gf_error(GF_ENOMEM, "out of memory");
+    *strrchr(dir, '/') = 0;
+    gf_status st = make_dir(dir);
+    free(dir);
+    return st;
 }
 
 /* mkdir -p DIR */
@@ -247,6 +277,21 @@ static size_t list_entry(char *line, ssize_t len)
     return (size_t)len;
 }
 
+/* The next entry of a list into *line: its length (0: an empty entry, to
+ * skip), -1 at the end or on a read error, -2 for a line holding a NUL byte
+ * (a NUL-separated list read without -0, which must not pass as one name). */
+static ssize_t read_entry(FILE *f, int nul, char **line, size_t *cap)
+{
+    ssize_t len = getdelim(line, cap, nul ? '\0' : '\n', f);
+    if (len < 0)
+        return -1;
+    if (nul)
+        return len > 0 && (*line)[len - 1] == 0 ? len - 1 : len;
+    if (memchr(*line, 0, (size_t)len))
+        return -2;
+    return (ssize_t)list_entry(*line, len);
+}
+
 /* Lines in the @LIST files (not @-), for the progress bar's total. */
 static void count_inputs(batch *b)
 {
@@ -267,8 +312,8 @@ static void count_inputs(batch *b)
         if (!f)
             continue;
         ssize_t len;
-        while ((len = getline(&line, &cap, f)) >= 0)
-            if (list_entry(line, len))
+        while ((len = read_entry(f, b->src.nul, &line, &cap)) >= 0)
+            if (len)
                 b->expected++;
         fclose(f);
     }
@@ -282,9 +327,9 @@ static char *next_input(batch *b)
     for (;;) {
         if (s->list) {
             errno = 0;
-            ssize_t len = getline(&s->line, &s->cap, s->list);
+            ssize_t len = read_entry(s->list, s->nul, &s->line, &s->cap);
             if (len >= 0) {
-                if (!list_entry(s->line, len))
+                if (!len)
                     continue;
                 char *p = strdup(s->line);
                 if (p)
@@ -292,7 +337,9 @@ static char *next_input(batch *b)
                 failed_input(b, s->list_arg, "out of memory");
                 continue;
             }
-            if (ferror(s->list)) {
+            if (len == -2) {
+                failed_input(b, s->list_arg, "the list holds NUL bytes (as find -print0 writes): read it with -0");
+            } else if (ferror(s->list)) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "read error: %s", strerror(errno ? errno : EIO));
                 failed_input(b, s->list_arg, msg);
@@ -641,7 +688,9 @@ static char *take_input(batch *b, const char **output)
     while ((input = next_input(b))) {
         char *out = NULL;
         b->dispatched++;
-        gf_status st = output_path(set->outdir, input, set->format, &out);
+        gf_status st = output_path(set->outdir, input, set->format, set->mirror, &out);
+        if (!st && set->mirror)
+            st = make_parent(out);
         if (!st) {
             int c = claim(&b->names, out);
             if (!c) {
@@ -731,6 +780,7 @@ int gf_batch(const gf_plan *plan)
     batch b = {.plan = plan, .nthreads = set->threads ? set->threads : gf_cpu_count()};
     b.src.args = plan->args;
     b.src.nargs = plan->nargs;
+    b.src.nul = set->nul_lists;
     b.tty = isatty(STDERR_FILENO);
     b.progress = set->progress || (b.tty && !set->quiet);
     pthread_mutex_init(&b.lock, NULL);

@@ -174,6 +174,20 @@ static gf_status set_outdir(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+static gf_status set_nul_lists(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->nul_lists = 1;
+    return GF_OK;
+}
+
+static gf_status set_mirror(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->mirror = 1;
+    return GF_OK;
+}
+
 static gf_status set_progress(gf_settings *s, const char *a)
 {
     (void)a;
@@ -197,6 +211,9 @@ const gf_setting gf_settings_table[] = {
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
+    {"0", GF_ARG_NONE, NULL, "@LIST and @- hold NUL-terminated names (find -print0), not lines", set_nul_lists},
+    {"mirror", GF_ARG_NONE, NULL, "batch mode: write each INPUT under DIR at its relative path, making folders",
+     set_mirror},
     {"threads", GF_ARG_REQUIRED, "N", "batch workers, and PNG deflate threads (number of cores)", set_threads},
     {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)",
      set_limit},

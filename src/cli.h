@@ -31,6 +31,8 @@ typedef struct gf_settings {
     uint64_t limit_pixels;
     int verbose, quiet, progress;
     const char *outdir; /* -o DIR: batch mode */
+    int nul_lists;      /* -0: @LIST entries end in NUL bytes, not newlines */
+    int mirror;         /* -mirror: outputs under DIR at the input's relative path */
 } gf_settings;
 
 /* What the command line asks for. */
