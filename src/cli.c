@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int integer(const char *s, long long lo, long long hi, long long *v)
 {
@@ -111,11 +112,11 @@ INT_SETTING(set_limit, limit_pixels, 1, 1LL << 40, "-limit-pixels")
 
 static gf_status set_format(gf_settings *s, const char *a)
 {
-    if (!strcmp(a, "png"))
+    if (!strcasecmp(a, "png"))
         s->format = GF_FMT_PNG;
-    else if (!strcmp(a, "jpeg") || !strcmp(a, "jpg"))
+    else if (!strcasecmp(a, "jpeg") || !strcasecmp(a, "jpg"))
         s->format = GF_FMT_JPEG;
-    else if (!strcmp(a, "pnm"))
+    else if (!strcasecmp(a, "pnm"))
         s->format = GF_FMT_PNM;
     else
         return gf_error(GF_EINVAL, "invalid -format '%s' (want png, jpeg or pnm)", a);

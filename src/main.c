@@ -144,6 +144,16 @@ int main(int argc, char **argv)
         return rc;
     }
     const char *input = plan.args[0], *output = plan.nargs > 1 ? plan.args[1] : NULL;
+    const char *slash = output ? strrchr(output, '/') : NULL, *dot = output ? strrchr(output, '.') : NULL;
+    if (output && !plan.set.format && dot && (!slash || dot > slash + 1) && !gf_format_from_name(output)) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "cannot write '%s': gpufilter writes .png, .jpg, .jpeg, .ppm, .pgm, .pam and .pnm "
+                 "(or what -format names)",
+                 output);
+        gf_plan_free(&plan);
+        return usage_error(msg);
+    }
     if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
         gf_plan_free(&plan);
         return usage_error("refusing to write image data to a terminal");
