@@ -257,6 +257,62 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     return GF_OK;
 }
 
+/* Levenshtein distance of a and b, capped at 9 (names are short). */
+static int distance(const char *a, const char *b)
+{
+    enum { MAX = 32 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= MAX || lb >= MAX)
+        return 9;
+    int d[MAX][MAX];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+            best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+            d[i][j] = best;
+        }
+    return d[la][lb] < 9 ? d[la][lb] : 9;
+}
+
+/* The error for an option token that names no option exactly: the names it
+ * abbreviates, else those within two edits, as suggestions. */
+static gf_status bad_option(const char *token, const struct option *lo, int n)
+{
+    char name[64];
+    const char *t = token + (token[1] == '-' ? 2 : 1);
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(t, "="), t);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(lo[i].name, name) && t[strlen(name)] == '=' && lo[i].has_arg == no_argument)
+            return gf_error(GF_EINVAL, "option '%.*s' takes no argument", (int)(t - token) + (int)strlen(name),
+                            token);
+    char list[256] = "";
+    int found = 0, prefix = 0;
+    for (int pass = 0; pass < 2 && !found; pass++)
+        for (int i = 0; i < n; i++) {
+            const int hit = pass == 0 ? *name && !strncmp(lo[i].name, name, strlen(name))
+                                      : distance(lo[i].name, name) <= (strlen(name) >= 4 ? 2 : 1);
+            if (!hit)
+                continue;
+            const size_t len = strlen(list);
+            snprintf(list + len, sizeof list - 2 - len, "%s-%s", found ? ", " : "", lo[i].name); /* room for " or" */
+            found++;
+            prefix = pass == 0;
+        }
+    if (!found)
+        return gf_error(GF_EINVAL, "unknown option '%s'", token);
+    if (prefix)
+        return gf_error(GF_EINVAL, "unknown option '%s' (options are whole names: %s)", token, list);
+    char *last = strrchr(list, ',');
+    if (last) /* "-a, -b, -c" -> "-a, -b or -c" */
+        memmove(last + 3, last + 1, strlen(last + 1) + 1), memcpy(last, " or", 3);
+    return gf_error(GF_EINVAL, "unknown option '%s' (did you mean %s?)", token, list);
+}
+
 gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -281,10 +337,16 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     opterr = 0;
     optind = 0; /* full reinitialisation (GNU), so that tests may parse twice */
     while (!st && (c = getopt_long_only(argc, argv, ":", lo, NULL)) != -1) {
+        /* the option's own token: before its argument when that came separately */
+        const char *token = argv[optind - (optarg && optarg == argv[optind - 1] ? 2 : 1)];
+        const char *typed = token + (token[1] == '-' ? 2 : 1);
         if (c == '?') {
-            st = gf_error(GF_EINVAL, "unknown or ambiguous option '%s'", argv[optind - 1]);
+            st = bad_option(argv[optind - 1], lo, nlong);
         } else if (c == ':') {
             st = gf_error(GF_EINVAL, "option '%s' needs an argument", argv[optind - 1]);
+        } else if (strncmp(typed, lo[c - 256].name, strlen(lo[c - 256].name)) ||
+                   (typed[strlen(lo[c - 256].name)] && typed[strlen(lo[c - 256].name)] != '=')) {
+            st = bad_option(token, lo, nlong); /* an abbreviation: options are whole names */
         } else if (c - 256 < gf_nops) {
             st = add_step(p, &gf_ops[c - 256], optarg);
         } else {
