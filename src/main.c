@@ -138,12 +138,8 @@ int main(int argc, char **argv)
         gf_plan_free(&plan);
         return fflush(stdout) ? 1 : 0;
     }
-    if (plan.set.outdir) {
-        int rc = gf_batch(&plan);
-        gf_plan_free(&plan);
-        return rc;
-    }
-    const char *input = plan.args[0], *output = plan.nargs > 1 ? plan.args[1] : NULL;
+    /* what the output can be, checked before any work */
+    const char *input = plan.args[0], *output = !plan.set.outdir && plan.nargs > 1 ? plan.args[1] : NULL;
     const char *slash = output ? strrchr(output, '/') : NULL, *dot = output ? strrchr(output, '.') : NULL;
     if (output && !plan.set.format && dot && (!slash || dot > slash + 1) && !gf_format_from_name(output)) {
         char msg[256];
@@ -153,6 +149,17 @@ int main(int argc, char **argv)
                  output);
         gf_plan_free(&plan);
         return usage_error(msg);
+    }
+    const gf_format outfmt = output && strcmp(output, "-") ? gf_output_format(&plan.set, output, GF_FMT_NONE)
+                                                          : plan.set.format;
+    if (plan.set.depth == 16 && outfmt == GF_FMT_JPEG) {
+        gf_plan_free(&plan);
+        return usage_error("JPEG cannot hold 16-bit samples (-depth 16)");
+    }
+    if (plan.set.outdir) {
+        int rc = gf_batch(&plan);
+        gf_plan_free(&plan);
+        return rc;
     }
     if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
         gf_plan_free(&plan);
