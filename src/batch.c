@@ -68,6 +68,7 @@ typedef struct batch {
     struct names names;
     struct lanes lanes;
     unsigned long long dispatched, done, failed, expected;
+    unsigned long long bad_lists; /* @LISTs that could not be read whole */
     int expected_exact; /* no @- list: `expected` is the whole batch */
     double megapixels, t0;
     int progress, tty;
@@ -265,6 +266,14 @@ static void failed_input(batch *b, const char *name, const char *detail)
     draw_progress(b, 0);
 }
 
+/* A list that could not be read (whole): an error of its own, not a file's. */
+static void failed_list(batch *b, const char *name, const char *detail)
+{
+    b->bad_lists++;
+    report(b, name, detail);
+    draw_progress(b, 0);
+}
+
 /* ---- the input list -------------------------------------------------- */
 
 /* A line of an @LIST as read by getline (`len` bytes): drops the line end
@@ -338,11 +347,11 @@ static char *next_input(batch *b)
                 continue;
             }
             if (len == -2) {
-                failed_input(b, s->list_arg, "the list holds NUL bytes (as find -print0 writes): read it with -0");
+                failed_list(b, s->list_arg, "the list holds NUL bytes (as find -print0 writes): read it with -0");
             } else if (ferror(s->list)) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "read error: %s", strerror(errno ? errno : EIO));
-                failed_input(b, s->list_arg, msg);
+                failed_list(b, s->list_arg, msg);
             }
             if (s->list != stdin)
                 fclose(s->list);
@@ -363,7 +372,7 @@ static char *next_input(batch *b)
         if (!s->list) {
             char msg[160];
             snprintf(msg, sizeof msg, "cannot open the list: %s", strerror(errno));
-            failed_input(b, a, msg);
+            failed_list(b, a, msg);
         }
     }
 }
@@ -818,9 +827,13 @@ int gf_batch(const gf_plan *plan)
         draw_progress(&b, 1);
     if (b.lanes.failed)
         fprintf(stderr, "gpufilter: %s\n", b.lanes.error);
-    if (b.failed || set->verbose)
-        fprintf(stderr, "gpufilter: %llu file%s: %llu done, %llu failed, %.2f s, %.1f MP/s\n", b.done + b.failed,
-                b.done + b.failed == 1 ? "" : "s", b.done, b.failed, secs, secs > 0 ? b.megapixels / secs : 0.0);
+    char lists[48] = "";
+    if (b.bad_lists)
+        snprintf(lists, sizeof lists, ", %llu list%s not read", b.bad_lists, b.bad_lists == 1 ? "" : "s");
+    if (b.failed || b.bad_lists || set->verbose)
+        fprintf(stderr, "gpufilter: %llu file%s: %llu done, %llu failed%s, %.2f s, %.1f MP/s\n", b.done + b.failed,
+                b.done + b.failed == 1 ? "" : "s", b.done, b.failed, lists, secs,
+                secs > 0 ? b.megapixels / secs : 0.0);
 
     for (int i = 0; i < b.lanes.n; i++) {
         gf_nvjpeg_close(b.lanes.jpeg[i]);
@@ -837,5 +850,5 @@ int gf_batch(const gf_plan *plan)
     pthread_mutex_destroy(&b.lock);
     pthread_mutex_destroy(&b.lanes.lock);
     pthread_cond_destroy(&b.lanes.changed);
-    return b.failed || b.lanes.failed ? 1 : 0;
+    return b.failed || b.bad_lists || b.lanes.failed ? 1 : 0;
 }
