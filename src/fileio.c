@@ -181,7 +181,10 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
     snprintf(tmp, need, "%.*s.gpufilter.%s.XXXXXX", (int)dirlen, path, base);
     int fd = create_temp(tmp);
     if (fd < 0) {
-        gf_status st = gf_error(GF_EIO, "cannot create a temporary file beside it: %s", strerror(errno));
+        /* the output is written beside itself first: what failed is writing into its folder */
+        const int folder = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
+        gf_status st = gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? folder : 1, dirlen ? path : ".",
+                                strerror(errno));
         free(tmp);
         return st;
     }
@@ -198,7 +201,7 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
             st = gf_error(GF_EIO, "write error: %s", strerror(errno));
     }
     if (finish_temp(tmp, path, !st) && !st)
-        st = gf_error(GF_EIO, "cannot rename the temporary file into place: %s", strerror(errno));
+        st = gf_error(GF_EIO, "cannot put the file in place: %s", strerror(errno));
     free(tmp);
     return st;
 }
