@@ -105,8 +105,20 @@ bad:
         s->field = v;                                                                                                 \
         return GF_OK;                                                                                                 \
     }
-INT_SETTING(set_quality, quality, 1, 100, "-quality")
-INT_SETTING(set_compress, compress, 0, 9, "-compress")
+INT_SETTING(set_quality_value, quality, 1, 100, "-quality")
+INT_SETTING(set_compress_value, compress, 0, 9, "-compress")
+
+static gf_status set_quality(gf_settings *s, const char *a)
+{
+    s->quality_given = 1;
+    return set_quality_value(s, a);
+}
+
+static gf_status set_compress(gf_settings *s, const char *a)
+{
+    s->compress_given = 1;
+    return set_compress_value(s, a);
+}
 INT_SETTING(set_threads, threads, 1, 1024, "-threads")
 INT_SETTING(set_limit, limit_pixels, 1, 1LL << 40, "-limit-pixels")
 

@@ -24,6 +24,7 @@ typedef struct gf_settings {
     int all_devices;                 /* cuda:all */
     char device_text[24];            /* as written, for messages ("cuda" by default) */
     int quality, compress;
+    int quality_given, compress_given; /* on the command line, for -v's note when the output cannot use them */
     enum gf_codec codec;
     gf_format format;
     int depth; /* 0: as decoded */

@@ -5,6 +5,7 @@
 #include "pipeline.h"
 #include "parallel.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,14 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");
     }
+    /* under -v, once: a setting the output's format has no use for */
+    static atomic_flag quality_noted = ATOMIC_FLAG_INIT, compress_noted = ATOMIC_FLAG_INIT;
+    if (set->verbose && set->quality_given && e.fmt != GF_FMT_JPEG && !atomic_flag_test_and_set(&quality_noted))
+        fprintf(stderr, "gpufilter: note: -quality applies to JPEG output only; %s is %s\n", output,
+                gf_format_name(e.fmt));
+    if (set->verbose && set->compress_given && e.fmt != GF_FMT_PNG && !atomic_flag_test_and_set(&compress_noted))
+        fprintf(stderr, "gpufilter: note: -compress applies to PNG output only; %s is %s\n", output,
+                gf_format_name(e.fmt));
     double t0 = gf_now_ms();
     gf_status st = GF_OK;
     if (set->depth)
