@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* JPEG through the libjpeg API (libjpeg-turbo): baseline and progressive,
- * gray and YCbCr at any subsampling in; CMYK/YCCK refused; 8-bit gray/RGB out.
+ * gray and YCbCr at any subsampling in, CMYK and YCCK converted to RGB; 8-bit
+ * gray/RGB out.
  * Warnings that mean lost data (premature end, bad Huffman code, hit a marker
  * mid-scan) are errors: a partial image is never returned.
  *
@@ -86,8 +87,22 @@ struct jdec {
     struct jerr err;
     struct jpeg_progress_mgr progress;
     gf_image img;
+    uint8_t *cmyk_row; /* a CMYK or YCCK file's row, as libjpeg gives it */
     gf_status status;
 };
+
+/* CMYK (libjpeg converts YCCK to it) to RGB without colour management:
+ * R = (1 - C)(1 - K), likewise G from M and B from Y, rounded to nearest.
+ * Files with an Adobe marker (Photoshop's, and most others) store every ink
+ * inverted (255 - ink), as libjpeg documents; the others store the ink. */
+static void cmyk_to_rgb(const uint8_t *in, uint8_t *out, int width, int inverted)
+{
+    for (int x = 0; x < width; x++, in += 4, out += 3) {
+        const unsigned k = inverted ? in[3] : 255u - in[3];
+        for (int c = 0; c < 3; c++)
+            out[c] = (uint8_t)(((inverted ? in[c] : 255u - in[c]) * k + 127) / 255);
+    }
+}
 
 static int decode(struct jdec *d, const uint8_t *buf, size_t n)
 {
@@ -103,24 +118,28 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     ci->progress = &d->progress;
     jpeg_mem_src(ci, buf, (unsigned long)n);
     jpeg_read_header(ci, TRUE);
-    if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK) {
-        d->status = gf_error(GF_EFORMAT, "CMYK JPEG is not supported (convert it to RGB first)");
-        return -1;
-    }
+    const int cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
     gf_shape s = {(int)ci->image_width, (int)ci->image_height, ci->num_components == 1 ? 1 : 3, 8};
     if ((d->status = gf_shape_check(&s, d->err.opts->limit_pixels)))
         return -1;
-    ci->out_color_space = s.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    ci->out_color_space = cmyk ? JCS_CMYK : s.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(ci);
-    if ((int)ci->output_components != s.channels) {
+    if ((int)ci->output_components != (cmyk ? 4 : s.channels)) {
         d->status = gf_error(GF_EINTERNAL, "unexpected JPEG output layout");
         return -1;
     }
     if ((d->status = gf_image_alloc(&d->img, s.width, s.height, s.channels, 8)))
         return -1;
+    if (cmyk && !(d->cmyk_row = malloc((size_t)s.width * 4))) {
+        d->status = gf_error(GF_ENOMEM, "out of memory");
+        return -1;
+    }
     while (ci->output_scanline < ci->output_height) {
-        JSAMPROW row = (JSAMPROW)d->img.data + (size_t)ci->output_scanline * d->img.stride;
+        uint8_t *out = (uint8_t *)d->img.data + (size_t)ci->output_scanline * d->img.stride;
+        JSAMPROW row = cmyk ? d->cmyk_row : out;
         jpeg_read_scanlines(ci, &row, 1);
+        if (cmyk)
+            cmyk_to_rgb(d->cmyk_row, out, s.width, ci->saw_Adobe_marker);
     }
     jpeg_finish_decompress(ci);
     return 0;
@@ -143,6 +162,7 @@ gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, 
         *img = d->img;
     }
     jpeg_destroy_decompress(&d->cinfo);
+    free(d->cmyk_row);
     free(d);
     return st;
 }

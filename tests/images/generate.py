@@ -140,9 +140,10 @@ def gen_bad():
     w('random.bin', bytes(random.randrange(256) for _ in range(4096)))
     try:
         from PIL import Image
-        Image.new('CMYK', (8, 8), (10, 20, 30, 40)).save(os.path.join(BAD, 'cmyk.jpg'))
+        # Adobe-marked, inverted inks, as Photoshop writes them
+        Image.new('CMYK', (8, 8), (10, 20, 30, 40)).save(os.path.join(HERE, 'cmyk.jpg'))
     except ImportError:
-        print('no PIL: tests/bad/cmyk.jpg not regenerated')
+        print('no PIL: tests/images/cmyk.jpg not regenerated')
 
 
 if __name__ == '__main__':
