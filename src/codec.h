@@ -12,6 +12,7 @@ typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } 
 typedef struct gf_decode_opts {
     uint64_t limit_pixels; /* checked from the header, before any allocation */
     int verbose;           /* print codec warnings */
+    int quiet;             /* -q: not even the warnings that say a file was repaired */
     const char *name;      /* for warnings */
 } gf_decode_opts;
 
@@ -26,6 +27,15 @@ typedef struct gf_encode_opts {
 
 /* The most scans a JPEG may have (as djpeg -maxscans and TurboJPEG advise). */
 #define GF_JPEG_MAX_SCANS 500
+
+/* Walks a JPEG's marker segments from SOI, calling visit(ctx, marker,
+ * segment, length) for each one that has a length (the segment without its
+ * length bytes), the entropy-coded data after each SOS skipped up to the
+ * next marker (stuffed zeros, restarts and fill bytes passed over).  1 when
+ * the walk reaches EOI, 0 when the data ends or is out of place first, or
+ * when visit returns nonzero. */
+int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t marker, const uint8_t *seg, size_t len),
+                 void *ctx);
 
 /* Recognises the format from the first bytes, never from a name. */
 gf_format gf_sniff(const uint8_t *buf, size_t n);

@@ -37,6 +37,7 @@ struct jerr {
     char msg[JMSG_LENGTH_MAX + 64];
     const gf_decode_opts *opts;
     size_t memory; /* the cap, for the message */
+    int eof;       /* the data ended early (JWRN_JPEG_EOF) */
 };
 
 static void on_error_exit(j_common_ptr cinfo)
@@ -72,6 +73,7 @@ static void on_message(j_common_ptr cinfo, int level)
     cinfo->err->format_message(cinfo, buf);
     if (code == JWRN_JPEG_EOF) {
         snprintf(e->msg, sizeof e->msg, "truncated JPEG data");
+        e->eof = 1;
         longjmp(e->jb, 1);
     }
     if (code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC || code == JWRN_HUFF_BAD_CODE) {
@@ -88,6 +90,7 @@ struct jdec {
     struct jpeg_progress_mgr progress;
     gf_image img;
     uint8_t *cmyk_row; /* a CMYK or YCCK file's row, as libjpeg gives it */
+    int complete;      /* every coefficient of every component arrived (progressive) */
     gf_status status;
 };
 
@@ -142,10 +145,49 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
             cmyk_to_rgb(d->cmyk_row, out, s.width, ci->saw_Adobe_marker);
     }
     jpeg_finish_decompress(ci);
+    d->complete = 1;
+    for (int c = 0; ci->progressive_mode && c < ci->num_components; c++)
+        for (int k = 0; k < DCTSIZE2; k++)
+            d->complete &= ci->coef_bits[c][k] == 0; /* -1: never sent; > 0: not refined to the last bit */
     return 0;
 }
 
-gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img)
+/* gf_jpeg_walk's visitor: the frame's component ids, and those some scan codes. */
+struct coverage {
+    uint8_t frame[4], scanned[4];
+    int nframe;
+};
+
+static int cover(void *ctx, uint8_t m, const uint8_t *seg, size_t len)
+{
+    struct coverage *c = ctx;
+    if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len >= 6) {
+        c->nframe = seg[5] < 4 ? seg[5] : 4;
+        for (int i = 0; i < c->nframe && 6 + 3 * (size_t)i < len; i++)
+            c->frame[i] = seg[6 + 3 * i];
+    } else if (m == 0xDA && len >= 1) {
+        for (int i = 0; i < seg[0] && 1 + 2 * (size_t)i < len; i++)
+            for (int f = 0; f < c->nframe; f++)
+                c->scanned[f] |= seg[1 + 2 * i] == c->frame[f];
+    }
+    return 0;
+}
+
+/* Whether the scans of a sequential file cover every component of its frame. */
+static int scans_cover_frame(const uint8_t *b, size_t n)
+{
+    struct coverage c = {{0}, {0}, 0};
+    gf_jpeg_walk(b, n, cover, &c);
+    for (int f = 0; f < c.nframe; f++)
+        if (!c.scanned[f])
+            return 0;
+    return c.nframe > 0;
+}
+
+/* One decode of buf[0..n); *eof says whether it failed for lack of data,
+ * *complete whether a progressive file's coefficients all arrived. */
+static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, int *eof,
+                             int *complete)
 {
     struct jdec *d = calloc(1, sizeof *d);
     if (!d)
@@ -161,10 +203,48 @@ gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, 
     } else {
         *img = d->img;
     }
+    *eof = d->err.eof;
+    *complete = d->complete;
     jpeg_destroy_decompress(&d->cinfo);
     free(d->cmyk_row);
     free(d);
     return st;
+}
+
+/* A file whose data ends early is tried once more with an end marker (EOI)
+ * appended: when that decodes cleanly and nothing is missing (every
+ * coefficient of a progressive file refined to its last bit, every
+ * component of a sequential one scanned), the marker was all that was
+ * missing (as when a writer forgets it), and the image is kept with a
+ * warning; else the data was cut short, and the file stays an error. */
+gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img)
+{
+    int eof = 0, complete = 0;
+    gf_status st = decode_once(buf, n, o, img, &eof, &complete);
+    if (!st || !eof || (n >= 2 && buf[n - 2] == 0xFF && buf[n - 1] == 0xD9))
+        return st;
+    char why[sizeof "truncated JPEG data"];
+    snprintf(why, sizeof why, "%s", gf_error_detail(st));
+    uint8_t *whole = malloc(n + 2);
+    if (!whole)
+        return st;
+    memcpy(whole, buf, n);
+    whole[n] = 0xFF;
+    whole[n + 1] = 0xD9;
+    int again = 0;
+    gf_status st2 = decode_once(whole, n + 2, o, img, &again, &complete);
+    const int whole_scans = scans_cover_frame(whole, n + 2);
+    free(whole);
+    if (!st2 && (!complete || !whole_scans)) {
+        gf_image_free(img);
+        st2 = GF_EFORMAT;
+    }
+    if (st2)
+        return gf_error(st, "%s", why);
+    if (!o->quiet)
+        fprintf(stderr, "gpufilter: %s: warning: the JPEG has no end marker; decoded without it\n",
+                o->name ? o->name : "-");
+    return GF_OK;
 }
 
 struct jenc {

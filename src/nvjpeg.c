@@ -186,49 +186,21 @@ void gf_nvjpeg_version(char *buf, size_t size)
     snprintf(buf, size, "nvJPEG %d.%d.%d", v[0], v[1], v[2]);
 }
 
-/* Walks the marker segments from SOI to EOI, the entropy-coded data after
- * each SOS up to its next marker: 1 when the walk ends at EOI with at least
- * one scan and at most `max_scans`, 0 when anything is cut short or out of
- * place. */
-static int clean_markers(const uint8_t *b, size_t n, int max_scans)
+/* gf_jpeg_walk's visitor: counts the scans, stopping past the CPU
+ * decoder's limit. */
+static int count_scan(void *ctx, uint8_t marker, const uint8_t *seg, size_t len)
 {
-    if (n < 4 || b[0] != 0xFF || b[1] != 0xD8)
-        return 0;
+    (void)seg, (void)len;
+    int *scans = ctx;
+    return marker == 0xDA && ++*scans > GF_JPEG_MAX_SCANS;
+}
+
+/* 1 when the markers walk cleanly from SOI to EOI through at least one scan
+ * and at most the CPU decoder's number. */
+static int clean_markers(const uint8_t *b, size_t n)
+{
     int scans = 0;
-    for (size_t i = 2;;) {
-        if (i + 2 > n || b[i] != 0xFF)
-            return 0;
-        while (i + 1 < n && b[i + 1] == 0xFF) /* fill bytes */
-            i++;
-        if (i + 2 > n)
-            return 0;
-        const uint8_t m = b[i + 1];
-        i += 2;
-        if (m == 0xD9)
-            return scans > 0;
-        if (m == 0x00 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || i + 2 > n)
-            return 0;
-        const size_t len = (size_t)b[i] << 8 | b[i + 1];
-        if (len < 2 || len > n - i)
-            return 0;
-        i += len;
-        if (m != 0xDA)
-            continue;
-        if (++scans > max_scans)
-            return 0;
-        /* entropy-coded data: up to a marker other than a stuffed zero or a restart */
-        for (;;) {
-            const uint8_t *ff = i < n ? memchr(b + i, 0xFF, n - i) : NULL;
-            if (!ff || (size_t)(ff - b) + 1 >= n)
-                return 0;
-            i = (size_t)(ff - b);
-            const uint8_t next = b[i + 1];
-            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7) || next == 0xFF)
-                i += next == 0xFF ? 1 : 2;
-            else
-                break;
-        }
-    }
+    return gf_jpeg_walk(b, n, count_scan, &scans) && scans > 0;
 }
 
 gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
@@ -237,7 +209,7 @@ gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int 
     int comps = 0, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
     nvjpegChromaSubsampling_t css;
     *hw = 0;
-    if (!clean_markers(buf, n, GF_JPEG_MAX_SCANS))
+    if (!clean_markers(buf, n))
         return gf_error(GF_EFORMAT, "nvJPEG: markers out of place");
     NVJ(GF_EFORMAT, nvjpegGetImageInfo(j->h, buf, n, &comps, &css, w, h));
     if (comps != 1 && comps != 3)

@@ -74,7 +74,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
                           gf_image *img, gf_format *fmt)
 {
     const double t0 = gf_now_ms();
-    gf_decode_opts dopts = {set->limit_pixels, set->verbose, name};
+    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
     if (!st && set->verbose) {
         char info[128];

@@ -32,7 +32,7 @@ static int load(const char *path, gf_image *img)
     uint8_t *buf;
     size_t n;
     gf_format f;
-    gf_decode_opts o = {1ull << 40, 0, path};
+    gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = path};
     if (gf_read_file(path, &buf, &n)) {
         fprintf(stderr, "imgtool: %s: %s\n", path, gf_error_detail(GF_EIO));
         return -1;

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plan.nsteps)
         setup();
     const uint64_t limit = 1u << 18; /* small images keep the runs fast; bigger ones must fail cleanly */
-    gf_decode_opts o = {limit, 0, "fuzz"};
+    gf_decode_opts o = {.limit_pixels = limit, .quiet = 1, .name = "fuzz"};
     gf_image img = {0};
     gf_format fmt;
     if (gf_decode(data, size, &o, &img, &fmt) == GF_OK &&

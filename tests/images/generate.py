@@ -103,6 +103,17 @@ def gen_jpeg():
         subprocess.check_call(['cjpeg', '-quality', '95'] + args + ['-outfile', os.path.join(HERE, name + '.jpg'), src])
     subprocess.check_call(['cjpeg', '-quality', '95', '-grayscale', '-outfile', os.path.join(HERE, 'gray.jpg'), gray])
     subprocess.check_call(['cjpeg', '-quality', '95', '-progressive', '-outfile', os.path.join(HERE, 'gray-prog.jpg'), gray])
+    # one scan a component (sequential, not interleaved)
+    script = os.path.join(HERE, 'scans.tmp')
+    with open(script, 'w') as f:
+        f.write('0: 0 63 0 0;\n1: 0 63 0 0;\n2: 0 63 0 0;\n')
+    subprocess.check_call(['cjpeg', '-quality', '95', '-scans', script, '-outfile', os.path.join(HERE, 'seq3.jpg'), src])
+    os.remove(script)
+    # writers that forget the end marker (EOI): decoded, with a warning
+    for name in ('base420', 'prog420'):
+        data = open(os.path.join(HERE, name + '.jpg'), 'rb').read()
+        assert data.endswith(b'\xff\xd9')
+        open(os.path.join(HERE, name + '-noeoi.jpg'), 'wb').write(data[:-2])
 
 
 def chunk(kind, data):
@@ -126,6 +137,11 @@ def gen_bad():
     w('bad-zlib.png', sig + ihdr(4, 4) + chunk(b'IDAT', b'\x78\x9c' + bytes(random.randrange(256) for _ in range(40))) + iend)
     w('short-idat.png', sig + ihdr(64, 64) + chunk(b'IDAT', zlib.compress(b'\0' * 50)) + iend)
     w('trunc.jpg', good_jpg[:len(good_jpg) // 2])
+    # cut cleanly between scans: no EOI, and scans missing, so truncated
+    for name, keep in (('prog420', 3), ('seq3', 1)):
+        data = open(os.path.join(HERE, name + '.jpg'), 'rb').read()
+        sos = [i for i in range(len(data) - 1) if data[i:i + 2] == b'\xff\xda']
+        w(name + '-cut.jpg', data[:sos[keep]])
     w('header-only.jpg', good_jpg[:200])
     sof = good_jpg.find(b'\xff\xc0')
     b = bytearray(good_jpg); b[sof + 5:sof + 9] = struct.pack('>HH', 65000, 65000); w('huge.jpg', bytes(b))
