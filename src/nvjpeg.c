@@ -247,7 +247,15 @@ gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int 
         if (st)
             return st;
         const unsigned char *data = buf;
-        NVJ(GF_EFORMAT, nvjpegDecodeBatched(j->h, j->batched[k], &data, &n, &dst, j->stream));
+        const nvjpegStatus_t s = nvjpegDecodeBatched(j->h, j->batched[k], &data, &n, &dst, j->stream);
+        if (s != NVJPEG_STATUS_SUCCESS) {
+            /* a failed batch leaves the state to be initialised again */
+            if (nvjpegDecodeBatchedInitialize(j->h, j->batched[k], 1, 1, fmt) != NVJPEG_STATUS_SUCCESS) {
+                nvjpegJpegStateDestroy(j->batched[k]);
+                j->batched[k] = NULL;
+            }
+            return fail(GF_EFORMAT, s, "nvjpegDecodeBatched");
+        }
         *hw = 1;
     } else {
         if (!j->single)
