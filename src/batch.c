@@ -485,6 +485,7 @@ struct job {
     size_t raw_n;
     double read_ms;
     double mp; /* the input's megapixels, once decoded */
+    gf_meta meta;
 };
 
 #define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
@@ -527,7 +528,8 @@ static void pin(const gf_plan *plan, gf_host_alloc *pool, struct job *j)
 /* Decodes j->raw on the CPU into j->img, and frees it. */
 static gf_status decode_raw(batch *b, struct job *j)
 {
-    gf_status st = gf_decode_timed(&b->plan->set, j->input, j->raw, j->raw_n, j->read_ms, &j->img, &j->fmt);
+    gf_status st =
+        gf_decode_timed(&b->plan->set, j->input, j->raw, j->raw_n, j->read_ms, &j->img, &j->fmt, &j->meta);
     free(j->raw);
     j->raw = NULL;
     j->mp = st ? 0 : (double)j->img.width * j->img.height / 1e6;
@@ -580,9 +582,20 @@ static gf_status gpu_jpeg(batch *b, int lane, struct job *j, uint8_t **bytes, si
     gf_image dev;
     if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
         return st;
+    if (!set->strip && gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta)) /* the header nvJPEG took: best effort */
+        gf_error_clear();
     const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
+    if (!st && jpeg_out && j->meta.icc) { /* nvJPEG writes no profile: insert the input's */
+        uint8_t *with;
+        size_t with_len;
+        if (!(st = gf_jpeg_add_meta(*bytes, *len, &j->meta, &with, &with_len))) {
+            free(*bytes);
+            *bytes = with;
+            *len = with_len;
+        }
+    }
     if (!st && set->verbose) {
         char info[128];
         snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
@@ -675,13 +688,14 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
         pthread_mutex_lock(&b->lock);
         const unsigned long long busy = b->dispatched - b->done - b->failed;
         pthread_mutex_unlock(&b->lock);
-        st = gf_store(&plan->set, busy > 1 ? (int)(b->nthreads / busy) : b->nthreads, &j->img, j->fmt, j->output,
-                      j->input);
+        st = gf_store(&plan->set, busy > 1 ? (int)(b->nthreads / busy) : b->nthreads, &j->img, &j->meta, j->fmt,
+                      j->output, j->input);
     }
     finished(b, st, blame, j->mp);
 out:
     free(bytes);
     gf_image_free(&j->img);
+    gf_meta_free(&j->meta);
     free(j->raw);
     free(j->input);
     return go_on;
@@ -760,6 +774,7 @@ static void *worker(void *arg)
         gf_status st = load(b, &j, wants_gpu && set->codec == GF_CODEC_GPU);
         if (st) {
             finished(b, st, j.input, 0);
+            gf_meta_free(&j.meta);
             free(j.raw);
             free(j.input);
         } else if (pending) {
@@ -770,6 +785,7 @@ static void *worker(void *arg)
     }
     while (nheld) { /* the batch stopped: drop what is held */
         gf_image_free(&held[--nheld].img);
+        gf_meta_free(&held[nheld].meta);
         free(held[nheld].raw);
         free(held[nheld].input);
     }

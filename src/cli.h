@@ -34,6 +34,7 @@ typedef struct gf_settings {
     const char *outdir; /* -o DIR: batch mode */
     int nul_lists;      /* -0: @LIST entries end in NUL bytes, not newlines */
     int mirror;         /* -mirror: outputs under DIR at the input's relative path */
+    int strip;          /* -strip: no metadata (ICC profile) carried to outputs */
 } gf_settings;
 
 /* What the command line asks for. */

@@ -9,11 +9,21 @@
 
 typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
 
+/* What a file says about its pixels beyond them, carried to the output
+ * unless -strip: the ICC colour profile. */
+typedef struct gf_meta {
+    uint8_t *icc; /* the profile's bytes, or NULL */
+    size_t icc_len;
+} gf_meta;
+void gf_meta_free(gf_meta *m);
+#define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
+
 typedef struct gf_decode_opts {
     uint64_t limit_pixels; /* checked from the header, before any allocation */
     int verbose;           /* print codec warnings */
     int quiet;             /* -q: not even the warnings that say a file was repaired */
     const char *name;      /* for warnings */
+    gf_meta *meta;         /* out, when not NULL: the file's metadata (zeroed first) */
 } gf_decode_opts;
 
 typedef struct gf_encode_opts {
@@ -22,6 +32,7 @@ typedef struct gf_encode_opts {
     int pam;      /* PNM: always write P7 */
     int threads;  /* PNG: deflate on up to this many threads (the file is the same) */
     char *detail; /* out, may be NULL: what the encoder chose, for -v (GF_ENCODE_DETAIL bytes) */
+    const gf_meta *meta; /* written where the format holds it; may be NULL */
 } gf_encode_opts;
 #define GF_ENCODE_DETAIL 32
 
@@ -36,6 +47,13 @@ typedef struct gf_encode_opts {
  * when visit returns nonzero. */
 int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t marker, const uint8_t *seg, size_t len),
                  void *ctx);
+
+/* The ICC profile of a JPEG file, read from its header alone (for a file a
+ * GPU decodes): into *m, which is zeroed first. */
+gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);
+/* A copy of the JPEG file buf[0..n) with m's profile inserted after its
+ * SOI (and JFIF) segments, for JPEG data an encoder wrote without it. */
+gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len);
 
 /* Recognises the format from the first bytes, never from a name. */
 gf_format gf_sniff(const uint8_t *buf, size_t n);

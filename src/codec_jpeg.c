@@ -84,12 +84,31 @@ static void on_message(j_common_ptr cinfo, int level)
         fprintf(stderr, "gpufilter: %s: libjpeg warning: %s\n", e->opts->name ? e->opts->name : "-", buf);
 }
 
+/* The ICC profile among the saved APP2 markers, unless too large. */
+static void read_icc(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_decode_opts *o)
+{
+    JOCTET *icc = NULL;
+    unsigned int len = 0;
+    if (!jpeg_read_icc_profile(ci, &icc, &len) || !icc)
+        return;
+    if (len > GF_MAX_ICC) {
+        if (o && !o->quiet)
+            fprintf(stderr, "gpufilter: %s: warning: ICC profile of %u bytes dropped (more than %zu)\n",
+                    o->name ? o->name : "-", len, GF_MAX_ICC);
+        free(icc);
+        return;
+    }
+    m->icc = icc;
+    m->icc_len = len;
+}
+
 struct jdec {
     struct jpeg_decompress_struct cinfo;
     struct jerr err;
     struct jpeg_progress_mgr progress;
     gf_image img;
     uint8_t *cmyk_row; /* a CMYK or YCCK file's row, as libjpeg gives it */
+    gf_meta meta;      /* when asked for */
     int complete;      /* every coefficient of every component arrived (progressive) */
     gf_status status;
 };
@@ -120,7 +139,11 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     d->progress.progress_monitor = on_progress;
     ci->progress = &d->progress;
     jpeg_mem_src(ci, buf, (unsigned long)n);
+    if (d->err.opts->meta)
+        jpeg_save_markers(ci, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(ci, TRUE);
+    if (d->err.opts->meta)
+        read_icc(ci, &d->meta, d->err.opts);
     const int cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
     gf_shape s = {(int)ci->image_width, (int)ci->image_height, ci->num_components == 1 ? 1 : 3, 8};
     if ((d->status = gf_shape_check(&s, d->err.opts->limit_pixels)))
@@ -205,6 +228,12 @@ static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts 
     }
     *eof = d->err.eof;
     *complete = d->complete;
+    if (!st && o->meta) {
+        gf_meta_free(o->meta);
+        *o->meta = d->meta;
+    } else {
+        gf_meta_free(&d->meta);
+    }
     jpeg_destroy_decompress(&d->cinfo);
     free(d->cmyk_row);
     free(d);
@@ -266,6 +295,8 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
     jpeg_set_defaults(ci);
     jpeg_set_quality(ci, o->quality, TRUE);
     jpeg_start_compress(ci, TRUE);
+    if (o->meta && o->meta->icc)
+        jpeg_write_icc_profile(ci, o->meta->icc, (unsigned int)o->meta->icc_len);
     while (ci->next_scanline < ci->image_height) {
         JSAMPROW row = (JSAMPROW)img->data + (size_t)ci->next_scanline * img->stride;
         jpeg_write_scanlines(ci, &row, 1);
@@ -291,4 +322,67 @@ gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     jpeg_destroy_compress(&e->cinfo);
     free(e);
     return st;
+}
+
+gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
+{
+    *m = (gf_meta){NULL, 0};
+    struct jdec *d = calloc(1, sizeof *d);
+    if (!d)
+        return gf_error(GF_ENOMEM, "out of memory");
+    const gf_decode_opts quiet = {.quiet = 1};
+    d->cinfo.err = jpeg_std_error(&d->err.pub);
+    d->err.pub.error_exit = on_error_exit;
+    d->err.pub.emit_message = on_message;
+    d->err.opts = &quiet;
+    gf_status st = GF_OK;
+    if (setjmp(d->err.jb)) {
+        st = gf_error(GF_EFORMAT, "%s", d->err.msg);
+        gf_meta_free(&d->meta);
+    } else {
+        jpeg_create_decompress(&d->cinfo);
+        jpeg_mem_src(&d->cinfo, buf, (unsigned long)n);
+        jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+        jpeg_read_header(&d->cinfo, TRUE);
+        read_icc(&d->cinfo, &d->meta, &quiet);
+        *m = d->meta;
+    }
+    jpeg_destroy_decompress(&d->cinfo);
+    free(d);
+    return st;
+}
+
+gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len)
+{
+    enum { HEAD = 14, MOST = 65533 - HEAD }; /* "ICC_PROFILE\0", sequence, count; data per APP2 */
+    *out = NULL;
+    if (n < 4 || buf[0] != 0xFF || buf[1] != 0xD8)
+        return gf_error(GF_EINTERNAL, "not JPEG data");
+    const size_t count = m->icc ? (m->icc_len + MOST - 1) / MOST : 0;
+    if (count > 255)
+        return gf_error(GF_EINTERNAL, "ICC profile too large for JPEG");
+    size_t at = 2; /* after SOI, and after a JFIF APP0 that follows it */
+    if (n >= 6 && buf[2] == 0xFF && buf[3] == 0xE0 && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n)
+        at = 4 + ((size_t)buf[4] << 8 | buf[5]);
+    const size_t len = n + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
+    uint8_t *b = malloc(len);
+    if (!b)
+        return gf_error(GF_ENOMEM, "out of memory");
+    memcpy(b, buf, at);
+    size_t o = at;
+    for (size_t i = 0, done = 0; i < count; i++) {
+        const size_t part = m->icc_len - done < MOST ? m->icc_len - done : MOST, seg = 2 + HEAD + part;
+        const uint8_t head[4] = {0xFF, 0xE2, (uint8_t)(seg >> 8), (uint8_t)seg};
+        memcpy(b + o, head, 4);
+        memcpy(b + o + 4, "ICC_PROFILE", 12);
+        b[o + 16] = (uint8_t)(i + 1);
+        b[o + 17] = (uint8_t)count;
+        memcpy(b + o + 18, m->icc + done, part);
+        o += 4 + HEAD + part;
+        done += part;
+    }
+    memcpy(b + o, buf + at, n - at);
+    *out = b;
+    *out_len = o + n - at;
+    return GF_OK;
 }

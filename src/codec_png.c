@@ -21,6 +21,7 @@ struct pngctx {
     gf_status status; /* set before a deliberate png_error */
     gf_image img;
     png_bytep *rows;
+    gf_meta meta;
 };
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -67,7 +68,26 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
                                    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
+    if (c->opts->meta) /* the profile, inflated within the chunk limit */
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP", 1);
     png_read_info(png, info);
+    png_charp icc_name;
+    png_bytep icc;
+    png_uint_32 icc_len;
+    int icc_comp;
+    if (c->opts->meta && png_get_iCCP(png, info, &icc_name, &icc_comp, &icc, &icc_len) && icc_len) {
+        if (icc_len > GF_MAX_ICC) {
+            if (!c->opts->quiet)
+                fprintf(stderr, "gpufilter: %s: warning: ICC profile of %lu bytes dropped (more than %zu)\n",
+                        c->opts->name ? c->opts->name : "-", (unsigned long)icc_len, GF_MAX_ICC);
+        } else if (!(c->meta.icc = malloc(icc_len))) {
+            c->status = gf_error(GF_ENOMEM, "out of memory");
+            png_error(png, "alloc");
+        } else {
+            memcpy(c->meta.icc, icc, icc_len);
+            c->meta.icc_len = icc_len;
+        }
+    }
 
     png_uint_32 w, h;
     int bit_depth, color_type, interlace;
@@ -123,8 +143,13 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
     if (decode(png, info, &c)) {
         st = c.status ? c.status : gf_error(GF_EFORMAT, "%s", c.msg);
         gf_image_free(&c.img);
+        gf_meta_free(&c.meta);
     } else {
         *img = c.img;
+        if (o->meta)
+            *o->meta = c.meta;
+        else
+            gf_meta_free(&c.meta);
     }
     free(c.rows);
     png_destroy_read_struct(&png, &info, NULL);
@@ -432,6 +457,24 @@ static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t n)
     return fwrite(head, 1, 8, f) == 8 && fwrite(data, 1, n, f) == n && fwrite(crc, 1, 4, f) == 4 ? 0 : -1;
 }
 
+/* The profile as an iCCP chunk (named "ICC profile", zlib at level 9):
+ * 0, -1 on a write error, -2 out of memory. */
+static int write_iccp(FILE *f, const gf_meta *m)
+{
+    static const char name[] = "ICC profile"; /* and its NUL, then compression method 0 */
+    uLongf zlen = compressBound((uLong)m->icc_len);
+    uint8_t *chunk = malloc(sizeof name + 1 + zlen);
+    if (!chunk)
+        return -2;
+    memcpy(chunk, name, sizeof name);
+    chunk[sizeof name] = 0;
+    int rc = compress2(chunk + sizeof name + 1, &zlen, m->icc, (uLong)m->icc_len, 9) == Z_OK
+                 ? write_chunk(f, "iCCP", chunk, sizeof name + 1 + zlen)
+                 : -2;
+    free(chunk);
+    return rc;
+}
+
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
 {
     static const uint8_t types[4] = {0, 4, 2, 6}; /* G, GA, RGB, RGBA */
@@ -457,6 +500,7 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
             w.strip[1] = t;
         }
         free(w.strip[1].chunk);
+        w.strip[1].chunk = NULL;
         first = 1;
     } else if (w.level > 0) {
         strategy = sample_strategy(&w, threads);
@@ -473,6 +517,11 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
     errno = 0;
     int io = fwrite("\x89PNG\r\n\x1a\n", 1, 8, f) == 8 ? write_chunk(f, "IHDR", ihdr, sizeof ihdr) : -1;
+    if (!io && o->meta && o->meta->icc) {
+        const int rc = write_iccp(f, o->meta);
+        io = rc == -1 ? -1 : 0;
+        oom = rc == -2;
+    }
     uLong adler = 1;
     for (int k = 0; !oom && k < w.nstrips;) {
         const int n = first ? 1 : w.nstrips - k < wave ? w.nstrips - k : wave;
@@ -493,6 +542,8 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         }
         k += n;
     }
+    for (int i = 0; i < wave; i++) /* what a failure left unwritten */
+        free(w.strip[i].chunk);
     free(w.strip);
     if (oom)
         return gf_error(GF_ENOMEM, "out of memory encoding PNG");

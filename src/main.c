@@ -102,10 +102,11 @@ static gf_status process(const gf_plan *plan, struct device *d, const char *inpu
                          const char **failed)
 {
     gf_image img = {0};
+    gf_meta meta = {0};
     gf_format fmt;
     const char *name = strcmp(input, "-") ? input : "(stdin)";
     *failed = name;
-    gf_status st = gf_load(&plan->set, input, name, &img, &fmt, choose_device, d);
+    gf_status st = gf_load(&plan->set, input, name, &img, &fmt, &meta, choose_device, d);
     gf_status dev = device_ready(d);
     if (dev) {
         *failed = plan->set.device_text;
@@ -115,9 +116,11 @@ static gf_status process(const gf_plan *plan, struct device *d, const char *inpu
         st = gf_filter(plan, d->cu, &img, name);
     if (!st && output) {
         *failed = strcmp(output, "-") ? output : "(stdout)";
-        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, fmt, output, name);
+        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, &meta, fmt, output,
+                      name);
     }
     gf_image_free(&img);
+    gf_meta_free(&meta);
     return st;
 }
 

@@ -71,10 +71,12 @@ static gf_status emit_image(FILE *f, void *ctx)
 }
 
 gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
-                          gf_image *img, gf_format *fmt)
+                          gf_image *img, gf_format *fmt, gf_meta *meta)
 {
     const double t0 = gf_now_ms();
-    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name};
+    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name, set->strip ? NULL : meta};
+    if (meta)
+        *meta = (gf_meta){NULL, 0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
     if (!st && set->verbose) {
         char info[128];
@@ -87,7 +89,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 }
 
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
+                  gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
 {
     uint8_t *buf = NULL;
     size_t n = 0;
@@ -98,7 +100,7 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
     const double read_ms = gf_now_ms() - t0;
     if (read_done)
         read_done(ctx, buf, n);
-    st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt);
+    st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt, meta);
     free(buf);
     return st;
 }
@@ -134,12 +136,13 @@ gf_format gf_output_format(const gf_settings *set, const char *output, gf_format
     return f ? f : infmt;
 }
 
-gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
-                   const char *name)
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_meta *meta, gf_format infmt,
+                   const char *output, const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
     struct encode_ctx e = {gf_output_format(set, output, infmt), img,
-                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail}};
+                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail,
+                            set->strip ? NULL : meta}};
     if (e.fmt == GF_FMT_PNM) {
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");

@@ -19,21 +19,23 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
 int gf_gpu_fallback(const gf_settings *set, gf_status st);
 
 /* The three stages of one image.  gf_load reads and decodes INPUT ("-":
- * standard input), calling read_done (when not NULL) with the file's bytes
- * before it decodes them; gf_filter runs the plan's steps on `cu` when not NULL
+ * standard input), with its metadata into *meta (nothing under -strip),
+ * calling read_done (when not NULL) with the file's bytes before it decodes
+ * them; gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
  * or on the CPU; gf_store converts depth and format and writes OUTPUT
- * atomically, encoding on up to `threads` threads.  `name` is the input's name for -v lines. */
+ * atomically, with `meta` where the format holds it, encoding on up to
+ * `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
+                  gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
 /* gf_load's second half: decodes buf[0..n), which took read_ms to read. */
 gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
-                          gf_image *img, gf_format *fmt);
+                          gf_image *img, gf_format *fmt, gf_meta *meta);
 /* The format OUTPUT is written in: -format, else its extension, else infmt. */
 gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name);
-gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_format infmt, const char *output,
-                   const char *name);
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_meta *meta, gf_format infmt,
+                   const char *output, const char *name);
 
 /* Batch mode (-o DIR, src/batch.c): every INPUT (and every path of each
  * @LIST) through the plan into DIR.  Returns the exit status (0 or 1). */

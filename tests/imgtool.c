@@ -7,6 +7,8 @@
  *   imgtool get FILE X Y CH prints one sample
  *   imgtool channel FILE CH OUT.pam   channel CH alone, as a gray image
  *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded)
+ *   imgtool icc FILE OUT    writes FILE's ICC profile to OUT (exit 1: none)
+ *   imgtool addicc IN.jpg PROFILE OUT.jpg   inserts PROFILE's bytes (gf_jpeg_add_meta)
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -129,6 +131,38 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
+    if (argc == 4 && !strcmp(argv[1], "icc")) {
+        uint8_t *buf;
+        size_t n;
+        gf_format f;
+        gf_image a;
+        gf_meta m = {0};
+        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
+        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
+            return 2;
+        free(buf);
+        gf_image_free(&a);
+        FILE *out = m.icc ? fopen(argv[3], "wb") : NULL;
+        const int rc = !m.icc ? 1 : out && fwrite(m.icc, 1, m.icc_len, out) == m.icc_len && !fclose(out) ? 0 : 2;
+        gf_meta_free(&m);
+        return rc;
+    }
+    if (argc == 5 && !strcmp(argv[1], "addicc")) {
+        uint8_t *jpg, *out;
+        size_t n, out_len;
+        gf_meta m = {0};
+        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &m.icc, &m.icc_len))
+            return 2;
+        int rc = 2;
+        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
+            FILE *f = fopen(argv[4], "wb");
+            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
+            free(out);
+        }
+        free(jpg);
+        gf_meta_free(&m);
+        return rc;
+    }
     if (argc == 4 && !strcmp(argv[1], "diff")) {
         gf_image a, b;
         if (load(argv[2], &a))
@@ -170,7 +204,7 @@ int main(int argc, char **argv)
         return rc;
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
-                    " | channel F CH OUT | stats F CH | diff A B\n");
+                    " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | diff A B\n");
     return 2;
 }
 
