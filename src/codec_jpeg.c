@@ -167,11 +167,13 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
         if (cmyk)
             cmyk_to_rgb(d->cmyk_row, out, s.width, ci->saw_Adobe_marker);
     }
-    jpeg_finish_decompress(ci);
+    /* a progressive file's scans were all read by jpeg_start_decompress; the
+     * table is freed by jpeg_finish_decompress */
     d->complete = 1;
     for (int c = 0; ci->progressive_mode && c < ci->num_components; c++)
         for (int k = 0; k < DCTSIZE2; k++)
             d->complete &= ci->coef_bits[c][k] == 0; /* -1: never sent; > 0: not refined to the last bit */
+    jpeg_finish_decompress(ci);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: any bytes through the decoders (PNG, JPEG, PNM, sniffed
- * as gpufilter does), then a short CPU pipeline and both encoders.  Built by
- * --enable-fuzzing (clang); run by tests/fuzz/run.sh. */
+ * as gpufilter does, the ICC profile read too), then a short CPU pipeline
+ * and the encoders (the profile written back).  Built by --enable-fuzzing
+ * (clang); run by tests/fuzz/run.sh. */
 #include "config.h"
 
 #include <stdio.h>
@@ -28,14 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plan.nsteps)
         setup();
     const uint64_t limit = 1u << 18; /* small images keep the runs fast; bigger ones must fail cleanly */
-    gf_decode_opts o = {.limit_pixels = limit, .quiet = 1, .name = "fuzz"};
+    gf_meta meta = {0};
+    gf_decode_opts o = {.limit_pixels = limit, .quiet = 1, .name = "fuzz", .meta = &meta};
     gf_image img = {0};
     gf_format fmt;
     if (gf_decode(data, size, &o, &img, &fmt) == GF_OK &&
         gf_pipeline_cpu(plan.steps, plan.nsteps, &img, 4 * limit, 0, "fuzz") == GF_OK) {
         FILE *sink = fopen("/dev/null", "wb");
         if (sink) {
-            gf_encode_opts e = {.quality = 75, .compress = 1};
+            gf_encode_opts e = {.quality = 75, .compress = 1, .meta = &meta};
             gf_png_encode(sink, &img, &e);
             gf_pnm_encode(sink, &img, &e);
             gf_image_drop_alpha(&img);
@@ -45,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     gf_image_free(&img);
+    gf_meta_free(&meta);
     gf_error_clear();
     return 0;
 }
