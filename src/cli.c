@@ -227,7 +227,7 @@ const gf_setting gf_settings_table[] = {
      "JPEG in batches on a GPU: nvJPEG, or libjpeg-turbo as on the CPU path, byte for byte (gpu)", set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
      set_format},
-    {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile is kept)", set_strip},
+    {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile and EXIF are kept)", set_strip},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},

@@ -10,8 +10,8 @@
 void gf_meta_free(gf_meta *m)
 {
     free(m->icc);
-    m->icc = NULL;
-    m->icc_len = 0;
+    free(m->exif);
+    *m = (gf_meta){0};
 }
 
 gf_format gf_sniff(const uint8_t *b, size_t n)
@@ -122,7 +122,7 @@ int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t mar
 gf_status gf_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_format *fmt)
 {
     if (o->meta)
-        *o->meta = (gf_meta){NULL, 0};
+        *o->meta = (gf_meta){0};
     *fmt = gf_sniff(buf, n);
     switch (*fmt) {
     case GF_FMT_PNG: return gf_png_decode(buf, n, o, img);

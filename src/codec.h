@@ -10,13 +10,16 @@
 typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
 
 /* What a file says about its pixels beyond them, carried to the output
- * unless -strip: the ICC colour profile. */
+ * unless -strip: the ICC colour profile and the EXIF data. */
 typedef struct gf_meta {
     uint8_t *icc; /* the profile's bytes, or NULL */
     size_t icc_len;
+    uint8_t *exif; /* EXIF's TIFF structure (a JPEG APP1 after "Exif\0\0", a PNG eXIf chunk), or NULL */
+    size_t exif_len;
 } gf_meta;
 void gf_meta_free(gf_meta *m);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
+#define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */
 
 typedef struct gf_decode_opts {
     uint64_t limit_pixels; /* checked from the header, before any allocation */
@@ -48,11 +51,12 @@ typedef struct gf_encode_opts {
 int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t marker, const uint8_t *seg, size_t len),
                  void *ctx);
 
-/* The ICC profile of a JPEG file, read from its header alone (for a file a
+/* The metadata of a JPEG file, read from its header alone (for a file a
  * GPU decodes): into *m, which is zeroed first. */
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);
-/* A copy of the JPEG file buf[0..n) with m's profile inserted after its
- * SOI (and JFIF) segments, for JPEG data an encoder wrote without it. */
+/* A copy of the JPEG file buf[0..n) with m's EXIF (APP1) and profile (APP2)
+ * inserted after its SOI (and JFIF) segments, for JPEG data an encoder wrote
+ * without them. */
 gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len);
 
 /* Recognises the format from the first bytes, never from a name. */

@@ -84,22 +84,37 @@ static void on_message(j_common_ptr cinfo, int level)
         fprintf(stderr, "gpufilter: %s: libjpeg warning: %s\n", e->opts->name ? e->opts->name : "-", buf);
 }
 
-/* The ICC profile among the saved APP2 markers, unless too large. */
-static void read_icc(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_decode_opts *o)
+static void save_meta_markers(struct jpeg_decompress_struct *ci)
+{
+    jpeg_save_markers(ci, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(ci, JPEG_APP0 + 2, 0xFFFF);
+}
+
+/* The ICC profile (libjpeg's reassembly of the APP2 markers, unless too
+ * large) and the first EXIF APP1 among the saved markers. */
+static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_decode_opts *o)
 {
     JOCTET *icc = NULL;
     unsigned int len = 0;
-    if (!jpeg_read_icc_profile(ci, &icc, &len) || !icc)
-        return;
-    if (len > GF_MAX_ICC) {
-        if (o && !o->quiet)
-            fprintf(stderr, "gpufilter: %s: warning: ICC profile of %u bytes dropped (more than %zu)\n",
-                    o->name ? o->name : "-", len, GF_MAX_ICC);
-        free(icc);
-        return;
+    if (jpeg_read_icc_profile(ci, &icc, &len) && icc) {
+        if (len > GF_MAX_ICC) {
+            if (o && !o->quiet)
+                fprintf(stderr, "gpufilter: %s: warning: ICC profile of %u bytes dropped (more than %zu)\n",
+                        o->name ? o->name : "-", len, GF_MAX_ICC);
+            free(icc);
+        } else {
+            m->icc = icc;
+            m->icc_len = len;
+        }
     }
-    m->icc = icc;
-    m->icc_len = len;
+    for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next)
+        if (k->marker == JPEG_APP0 + 1 && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6)) {
+            if ((m->exif = malloc(k->data_length - 6))) {
+                memcpy(m->exif, k->data + 6, k->data_length - 6);
+                m->exif_len = k->data_length - 6;
+            }
+            break;
+        }
 }
 
 struct jdec {
@@ -140,10 +155,10 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     ci->progress = &d->progress;
     jpeg_mem_src(ci, buf, (unsigned long)n);
     if (d->err.opts->meta)
-        jpeg_save_markers(ci, JPEG_APP0 + 2, 0xFFFF);
+        save_meta_markers(ci);
     jpeg_read_header(ci, TRUE);
     if (d->err.opts->meta)
-        read_icc(ci, &d->meta, d->err.opts);
+        read_meta(ci, &d->meta, d->err.opts);
     const int cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
     gf_shape s = {(int)ci->image_width, (int)ci->image_height, ci->num_components == 1 ? 1 : 3, 8};
     if ((d->status = gf_shape_check(&s, d->err.opts->limit_pixels)))
@@ -297,6 +312,11 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
     jpeg_set_defaults(ci);
     jpeg_set_quality(ci, o->quality, TRUE);
     jpeg_start_compress(ci, TRUE);
+    if (o->meta && o->meta->exif && o->meta->exif_len <= GF_MAX_EXIF) {
+        jpeg_write_m_header(ci, JPEG_APP0 + 1, (unsigned int)(6 + o->meta->exif_len));
+        for (size_t i = 0; i < 6 + o->meta->exif_len; i++)
+            jpeg_write_m_byte(ci, i < 6 ? "Exif\0\0"[i] : o->meta->exif[i - 6]);
+    }
     if (o->meta && o->meta->icc)
         jpeg_write_icc_profile(ci, o->meta->icc, (unsigned int)o->meta->icc_len);
     while (ci->next_scanline < ci->image_height) {
@@ -328,7 +348,7 @@ gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
 
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
 {
-    *m = (gf_meta){NULL, 0};
+    *m = (gf_meta){0};
     struct jdec *d = calloc(1, sizeof *d);
     if (!d)
         return gf_error(GF_ENOMEM, "out of memory");
@@ -344,9 +364,9 @@ gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
     } else {
         jpeg_create_decompress(&d->cinfo);
         jpeg_mem_src(&d->cinfo, buf, (unsigned long)n);
-        jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+        save_meta_markers(&d->cinfo);
         jpeg_read_header(&d->cinfo, TRUE);
-        read_icc(&d->cinfo, &d->meta, &quiet);
+        read_meta(&d->cinfo, &d->meta, &quiet);
         *m = d->meta;
     }
     jpeg_destroy_decompress(&d->cinfo);
@@ -366,12 +386,21 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
     size_t at = 2; /* after SOI, and after a JFIF APP0 that follows it */
     if (n >= 6 && buf[2] == 0xFF && buf[3] == 0xE0 && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n)
         at = 4 + ((size_t)buf[4] << 8 | buf[5]);
-    const size_t len = n + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
+    const int exif = m->exif && m->exif_len <= GF_MAX_EXIF;
+    const size_t len = n + (exif ? 10 + m->exif_len : 0) + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
     uint8_t *b = malloc(len);
     if (!b)
         return gf_error(GF_ENOMEM, "out of memory");
     memcpy(b, buf, at);
     size_t o = at;
+    if (exif) {
+        const size_t seg = 2 + 6 + m->exif_len;
+        const uint8_t head[4] = {0xFF, 0xE1, (uint8_t)(seg >> 8), (uint8_t)seg};
+        memcpy(b + o, head, 4);
+        memcpy(b + o + 4, "Exif\0\0", 6);
+        memcpy(b + o + 10, m->exif, m->exif_len);
+        o += 10 + m->exif_len;
+    }
     for (size_t i = 0, done = 0; i < count; i++) {
         const size_t part = m->icc_len - done < MOST ? m->icc_len - done : MOST, seg = 2 + HEAD + part;
         const uint8_t head[4] = {0xFF, 0xE2, (uint8_t)(seg >> 8), (uint8_t)seg};

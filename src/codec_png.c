@@ -68,8 +68,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
                                    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
-    if (c->opts->meta) /* the profile, inflated within the chunk limit */
-        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP", 1);
+    if (c->opts->meta) /* the profile, inflated within the chunk limit, and EXIF */
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP\0eXIf", 2);
     png_read_info(png, info);
     png_charp icc_name;
     png_bytep icc;
@@ -86,6 +86,21 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
         } else {
             memcpy(c->meta.icc, icc, icc_len);
             c->meta.icc_len = icc_len;
+        }
+    }
+    png_bytep exif;
+    png_uint_32 exif_len;
+    if (c->opts->meta && png_get_eXIf_1(png, info, &exif_len, &exif) && exif_len) {
+        if (exif_len > GF_MAX_EXIF) {
+            if (!c->opts->quiet)
+                fprintf(stderr, "gpufilter: %s: warning: EXIF data of %lu bytes dropped (more than %zu)\n",
+                        c->opts->name ? c->opts->name : "-", (unsigned long)exif_len, GF_MAX_EXIF);
+        } else if (!(c->meta.exif = malloc(exif_len))) {
+            c->status = gf_error(GF_ENOMEM, "out of memory");
+            png_error(png, "alloc");
+        } else {
+            memcpy(c->meta.exif, exif, exif_len);
+            c->meta.exif_len = exif_len;
         }
     }
 
@@ -522,6 +537,8 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         io = rc == -1 ? -1 : 0;
         oom = rc == -2;
     }
+    if (!io && !oom && o->meta && o->meta->exif)
+        io = write_chunk(f, "eXIf", o->meta->exif, o->meta->exif_len);
     uLong adler = 1;
     for (int k = 0; !oom && k < w.nstrips;) {
         const int n = first ? 1 : w.nstrips - k < wave ? w.nstrips - k : wave;

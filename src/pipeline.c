@@ -76,7 +76,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
     const double t0 = gf_now_ms();
     gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name, set->strip ? NULL : meta};
     if (meta)
-        *meta = (gf_meta){NULL, 0};
+        *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
     if (!st && set->verbose) {
         char info[128];

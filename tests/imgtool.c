@@ -9,6 +9,8 @@
  *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded)
  *   imgtool icc FILE OUT    writes FILE's ICC profile to OUT (exit 1: none)
  *   imgtool addicc IN.jpg PROFILE OUT.jpg   inserts PROFILE's bytes (gf_jpeg_add_meta)
+ *   imgtool exif FILE OUT   writes FILE's EXIF data (TIFF structure) to OUT (exit 1: none)
+ *   imgtool addexif IN.jpg ORIENTATION OUT.jpg   inserts a minimal EXIF with that Orientation
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -131,6 +133,40 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
+    if (argc == 4 && !strcmp(argv[1], "exif")) {
+        uint8_t *buf;
+        size_t n;
+        gf_format f;
+        gf_image a;
+        gf_meta m = {0};
+        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
+        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
+            return 2;
+        free(buf);
+        gf_image_free(&a);
+        FILE *out = m.exif ? fopen(argv[3], "wb") : NULL;
+        const int rc = !m.exif ? 1 : out && fwrite(m.exif, 1, m.exif_len, out) == m.exif_len && !fclose(out) ? 0 : 2;
+        gf_meta_free(&m);
+        return rc;
+    }
+    if (argc == 5 && !strcmp(argv[1], "addexif")) {
+        /* little-endian TIFF: IFD0 at 8 with one entry, Orientation (0x0112), SHORT, 1 value */
+        uint8_t tiff[26] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
+                            (uint8_t)atoi(argv[3]), 0, 0, 0, 0, 0, 0, 0};
+        uint8_t *jpg, *out;
+        size_t n, out_len;
+        gf_meta m = {.exif = tiff, .exif_len = sizeof tiff};
+        if (gf_read_file(argv[2], &jpg, &n))
+            return 2;
+        int rc = 2;
+        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
+            FILE *f = fopen(argv[4], "wb");
+            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
+            free(out);
+        }
+        free(jpg);
+        return rc;
+    }
     if (argc == 4 && !strcmp(argv[1], "icc")) {
         uint8_t *buf;
         size_t n;
@@ -204,7 +240,8 @@ int main(int argc, char **argv)
         return rc;
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
-                    " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | diff A B\n");
+                    " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | exif F OUT"
+                    " | addexif IN ORIENTATION OUT | diff A B\n");
     return 2;
 }
 
