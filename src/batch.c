@@ -486,6 +486,7 @@ struct job {
     double read_ms;
     double mp; /* the input's megapixels, once decoded */
     gf_meta meta;
+    int meta_read; /* from a raw JPEG's header, before any decode */
 };
 
 #define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
@@ -528,8 +529,8 @@ static void pin(const gf_plan *plan, gf_host_alloc *pool, struct job *j)
 /* Decodes j->raw on the CPU into j->img, and frees it. */
 static gf_status decode_raw(batch *b, struct job *j)
 {
-    gf_status st =
-        gf_decode_timed(&b->plan->set, j->input, j->raw, j->raw_n, j->read_ms, &j->img, &j->fmt, &j->meta);
+    gf_status st = gf_decode_timed(&b->plan->set, j->input, j->raw, j->raw_n, j->read_ms, &j->img, &j->fmt,
+                                   j->meta_read ? NULL : &j->meta);
     free(j->raw);
     j->raw = NULL;
     j->mp = st ? 0 : (double)j->img.width * j->img.height / 1e6;
@@ -557,9 +558,9 @@ static gf_nvjpeg *lane_jpeg(batch *b, int lane)
  * steps run, and the result encoded there (JPEG out: *bytes, *len) or
  * downloaded into j->img.  *cpu is set where nvJPEG does not take the file,
  * which then goes the CPU decoder's way. */
-static gf_status gpu_jpeg(batch *b, int lane, struct job *j, uint8_t **bytes, size_t *len, int *cpu)
+static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j, uint8_t **bytes, size_t *len,
+                          int *cpu)
 {
-    const gf_plan *plan = b->plan;
     const gf_settings *set = &plan->set;
     gf_cuda *cu = b->lanes.cu[lane];
     gf_nvjpeg *nj = lane_jpeg(b, lane);
@@ -582,8 +583,6 @@ static gf_status gpu_jpeg(batch *b, int lane, struct job *j, uint8_t **bytes, si
     gf_image dev;
     if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
         return st;
-    if (!set->strip && gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta)) /* the header nvJPEG took: best effort */
-        gf_error_clear();
     const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
@@ -639,11 +638,23 @@ static gf_status load(batch *b, struct job *j, int gpu_jpeg)
  * the batch must stop (the GPU did not open). */
 static int finish(batch *b, struct job *j, gf_host_alloc *pool)
 {
-    const gf_plan *plan = b->plan;
-    gf_status st = GF_OK;
+    const gf_settings *set = &b->plan->set;
     int go_on = 1;
     uint8_t *bytes = NULL; /* the output, when a GPU encoded it */
     size_t len = 0;
+    if (j->raw && (!set->strip || set->auto_orient)) { /* a GPU decodes it: the header's metadata, best effort */
+        if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta))
+            gf_error_clear();
+        j->meta_read = 1;
+    }
+    gf_plan oriented;
+    gf_step *owned = NULL;
+    gf_status st = gf_plan_oriented(b->plan, &j->meta, &oriented, &owned);
+    const gf_plan *plan = &oriented;
+    if (st) {
+        finished(b, st, j->input, 0);
+        goto out;
+    }
     if (plan->nsteps) {
         if (!j->raw)
             pin(plan, pool, j);
@@ -656,7 +667,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
         }
         int cpu = 1, filtered = 0;
         if (j->raw && lane >= 0) {
-            st = gpu_jpeg(b, lane, j, &bytes, &len, &cpu);
+            st = gpu_jpeg(b, plan, lane, j, &bytes, &len, &cpu);
             filtered = !cpu;
         }
         if (j->raw && cpu && !st && !(st = decode_raw(b, j)))
@@ -693,6 +704,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     }
     finished(b, st, blame, j->mp);
 out:
+    free(owned);
     free(bytes);
     gf_image_free(&j->img);
     gf_meta_free(&j->meta);

@@ -201,6 +201,13 @@ static gf_status set_mirror(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+static gf_status set_auto_orient(gf_settings *s, const char *a)
+{
+    (void)a;
+    s->auto_orient = 1;
+    return GF_OK;
+}
+
 static gf_status set_strip(gf_settings *s, const char *a)
 {
     (void)a;
@@ -227,6 +234,8 @@ const gf_setting gf_settings_table[] = {
      "JPEG in batches on a GPU: nvJPEG, or libjpeg-turbo as on the CPU path, byte for byte (gpu)", set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
      set_format},
+    {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",
+     set_auto_orient},
     {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile and EXIF are kept)", set_strip},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",

@@ -34,7 +34,8 @@ typedef struct gf_settings {
     const char *outdir; /* -o DIR: batch mode */
     int nul_lists;      /* -0: @LIST entries end in NUL bytes, not newlines */
     int mirror;         /* -mirror: outputs under DIR at the input's relative path */
-    int strip;          /* -strip: no metadata (ICC profile) carried to outputs */
+    int strip;          /* -strip: no metadata (ICC profile, EXIF) carried to outputs */
+    int auto_orient;    /* -auto-orient: the EXIF orientation applied first, the tag reset */
 } gf_settings;
 
 /* What the command line asks for. */

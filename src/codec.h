@@ -51,6 +51,13 @@ typedef struct gf_encode_opts {
 int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t marker, const uint8_t *seg, size_t len),
                  void *ctx);
 
+/* The EXIF orientation (1-8: which way the stored pixels are to be turned
+ * for display), 0 when there is none (src/exif.c, libexif). */
+int gf_exif_orientation(const gf_meta *m);
+/* Sets the EXIF orientation to 1 (upright) where there is one, changing no
+ * other byte. */
+void gf_exif_reset_orientation(gf_meta *m);
+
 /* The metadata of a JPEG file, read from its header alone (for a file a
  * GPU decodes): into *m, which is zeroed first. */
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -112,8 +113,13 @@ static gf_status process(const gf_plan *plan, struct device *d, const char *inpu
         *failed = plan->set.device_text;
         st = dev;
     }
-    if (!st && plan->nsteps)
-        st = gf_filter(plan, d->cu, &img, name);
+    gf_plan oriented;
+    gf_step *owned = NULL;
+    if (!st)
+        st = gf_plan_oriented(plan, &meta, &oriented, &owned);
+    if (!st && oriented.nsteps)
+        st = gf_filter(&oriented, d->cu, &img, name);
+    free(owned);
     if (!st && output) {
         *failed = strcmp(output, "-") ? output : "(stdout)";
         st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, &meta, fmt, output,

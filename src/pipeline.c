@@ -74,7 +74,8 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
                           gf_image *img, gf_format *fmt, gf_meta *meta)
 {
     const double t0 = gf_now_ms();
-    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name, set->strip ? NULL : meta};
+    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name,
+                            set->strip && !set->auto_orient ? NULL : meta};
     if (meta)
         *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
@@ -103,6 +104,39 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
     st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt, meta);
     free(buf);
     return st;
+}
+
+gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps)
+{
+    /* EXIF orientation -> the op that makes the stored pixels upright */
+    static const struct {
+        const char *op;
+        enum gf_orient orient;
+        double angle;
+    } upright[9] = {{NULL, GF_ORIENT_NONE, 0},       {NULL, GF_ORIENT_NONE, 0},
+                    {"flop", GF_ORIENT_FLOP, 0},     {"rotate", GF_ORIENT_ROT180, 180},
+                    {"flip", GF_ORIENT_FLIP, 0},     {"transpose", GF_ORIENT_TRANSPOSE, 0},
+                    {"rotate", GF_ORIENT_ROT90, 90}, {"transverse", GF_ORIENT_TRANSVERSE, 0},
+                    {"rotate", GF_ORIENT_ROT270, 270}};
+    *out = *plan;
+    *steps = NULL;
+    const int o = plan->set.auto_orient && meta ? gf_exif_orientation(meta) : 0;
+    if (o <= 1)
+        return GF_OK;
+    if (!(*steps = calloc((size_t)plan->nsteps + 1, sizeof **steps)))
+        return gf_error(GF_ENOMEM, "out of memory");
+    gf_step *s = &(*steps)[0];
+    s->op = gf_op_find(upright[o].op);
+    if (!strcmp(upright[o].op, "rotate"))
+        s->rotate = (struct gf_rotate_args){.angle = upright[o].angle, .right = 1, .orient = upright[o].orient};
+    else
+        s->orient.orient = upright[o].orient;
+    if (plan->nsteps)
+        memcpy(*steps + 1, plan->steps, sizeof **steps * (size_t)plan->nsteps);
+    out->steps = *steps;
+    out->nsteps = plan->nsteps + 1;
+    gf_exif_reset_orientation(meta);
+    return GF_OK;
 }
 
 int gf_gpu_fallback(const gf_settings *set, gf_status st)

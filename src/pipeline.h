@@ -28,6 +28,10 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st);
  * `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
                   gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
+/* Under -auto-orient, `plan` with the step that turns an image of EXIF
+ * orientation meta's upright put first (*steps, which the caller frees,
+ * holds the new list), and meta's tag reset to 1; else `plan` as it is. */
+gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps);
 /* gf_load's second half: decodes buf[0..n), which took read_ms to read. */
 gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
                           gf_image *img, gf_format *fmt, gf_meta *meta);

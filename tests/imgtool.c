@@ -11,6 +11,7 @@
  *   imgtool addicc IN.jpg PROFILE OUT.jpg   inserts PROFILE's bytes (gf_jpeg_add_meta)
  *   imgtool exif FILE OUT   writes FILE's EXIF data (TIFF structure) to OUT (exit 1: none)
  *   imgtool addexif IN.jpg ORIENTATION OUT.jpg   inserts a minimal EXIF with that Orientation
+ *   imgtool orient FILE     prints FILE's EXIF orientation (0: none)
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -149,6 +150,21 @@ int main(int argc, char **argv)
         gf_meta_free(&m);
         return rc;
     }
+    if (argc == 3 && !strcmp(argv[1], "orient")) {
+        uint8_t *buf;
+        size_t n;
+        gf_format f;
+        gf_image a;
+        gf_meta m = {0};
+        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
+        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
+            return 2;
+        free(buf);
+        gf_image_free(&a);
+        printf("%d\n", gf_exif_orientation(&m));
+        gf_meta_free(&m);
+        return 0;
+    }
     if (argc == 5 && !strcmp(argv[1], "addexif")) {
         /* little-endian TIFF: IFD0 at 8 with one entry, Orientation (0x0112), SHORT, 1 value */
         uint8_t tiff[26] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
@@ -241,7 +257,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
                     " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | exif F OUT"
-                    " | addexif IN ORIENTATION OUT | diff A B\n");
+                    " | addexif IN ORIENTATION OUT | orient F | diff A B\n");
     return 2;
 }
 
