@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: any bytes through the decoders (PNG, JPEG, PNM, sniffed
- * as gpufilter does, the ICC profile read too), then a short CPU pipeline
- * and the encoders (the profile written back).  Built by --enable-fuzzing
- * (clang); run by tests/fuzz/run.sh. */
+ * as gpufilter does, the ICC profile and EXIF read too, the orientation
+ * reset), then a short CPU pipeline and the encoders (the metadata written
+ * back).  Built by --enable-fuzzing (clang); run by tests/fuzz/run.sh. */
 #include "config.h"
 
 #include <stdio.h>
@@ -33,7 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gf_decode_opts o = {.limit_pixels = limit, .quiet = 1, .name = "fuzz", .meta = &meta};
     gf_image img = {0};
     gf_format fmt;
-    if (gf_decode(data, size, &o, &img, &fmt) == GF_OK &&
+    gf_status st = gf_decode(data, size, &o, &img, &fmt);
+    if (st == GF_OK && gf_exif_orientation(&meta) > 1) /* the EXIF reader and the in-place reset */
+        gf_exif_reset_orientation(&meta);
+    if (st == GF_OK &&
         gf_pipeline_cpu(plan.steps, plan.nsteps, &img, 4 * limit, 0, "fuzz") == GF_OK) {
         FILE *sink = fopen("/dev/null", "wb");
         if (sink) {

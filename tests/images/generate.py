@@ -109,6 +109,13 @@ def gen_jpeg():
         f.write('0: 0 63 0 0;\n1: 0 63 0 0;\n2: 0 63 0 0;\n')
     subprocess.check_call(['cjpeg', '-quality', '95', '-scans', script, '-outfile', os.path.join(HERE, 'seq3.jpg'), src])
     os.remove(script)
+    # EXIF with Orientation 6 (a little-endian TIFF, IFD0 with that one entry),
+    # as an APP1 after the JFIF APP0
+    data = open(os.path.join(HERE, 'base420.jpg'), 'rb').read()
+    tiff = b'II*\0\x08\0\0\0\x01\0\x12\x01\x03\0\x01\0\0\0\x06\0\0\0\0\0\0\0'
+    app1 = b'\xff\xe1' + struct.pack('>H', 2 + 6 + len(tiff)) + b'Exif\0\0' + tiff
+    at = 4 + struct.unpack('>H', data[4:6])[0] if data[2:4] == b'\xff\xe0' else 2
+    open(os.path.join(HERE, 'exif6.jpg'), 'wb').write(data[:at] + app1 + data[at:])
     # writers that forget the end marker (EOI): decoded, with a warning
     for name in ('base420', 'prog420'):
         data = open(os.path.join(HERE, name + '.jpg'), 'rb').read()
