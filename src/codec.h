@@ -10,13 +10,18 @@
 typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
 
 /* What a file says about its pixels beyond them, carried to the output
- * unless -strip: the ICC colour profile and the EXIF data. */
+ * unless -strip: the ICC colour profile, the EXIF data, the density. */
 typedef struct gf_meta {
     uint8_t *icc; /* the profile's bytes, or NULL */
     size_t icc_len;
     uint8_t *exif; /* EXIF's TIFF structure (a JPEG APP1 after "Exif\0\0", a PNG eXIf chunk), or NULL */
     size_t exif_len;
+    /* the pixel density: JFIF's (unit 0 aspect only, 1 per inch, 2 per cm)
+     * or pHYs's (unit 0 aspect only, 3 per metre); none when x is 0 */
+    int density_unit;
+    unsigned density_x, density_y;
 } gf_meta;
+enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY_METRE = 3 };
 void gf_meta_free(gf_meta *m);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
 #define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */
@@ -62,7 +67,8 @@ void gf_exif_reset_orientation(gf_meta *m);
  * GPU decodes): into *m, which is zeroed first. */
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);
 /* A copy of the JPEG file buf[0..n) with m's EXIF (APP1) and profile (APP2)
- * inserted after its SOI (and JFIF) segments, for JPEG data an encoder wrote
+ * inserted after its SOI (and JFIF) segments, and m's density in its JFIF
+ * segment (one made where there is none), for JPEG data an encoder wrote
  * without them. */
 gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len);
 

@@ -107,6 +107,12 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
             m->icc_len = len;
         }
     }
+    if (ci->saw_JFIF_marker && ci->X_density && ci->Y_density && ci->density_unit <= 2 &&
+        !(ci->density_unit == 0 && ci->X_density == 1 && ci->Y_density == 1)) { /* 1:1 without a unit says nothing */
+        m->density_unit = ci->density_unit;
+        m->density_x = ci->X_density;
+        m->density_y = ci->Y_density;
+    }
     for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next)
         if (k->marker == JPEG_APP0 + 1 && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6)) {
             if ((m->exif = malloc(k->data_length - 6))) {
@@ -293,6 +299,23 @@ gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, 
     return GF_OK;
 }
 
+/* m's density as JFIF writes it (pixels per metre become per inch,
+ * rounded): 1, or 0 when there is none that JFIF can hold. */
+static int jfif_density(const gf_meta *m, unsigned *unit, unsigned *x, unsigned *y)
+{
+    if (!m || !m->density_x)
+        return 0;
+    const int metre = m->density_unit == GF_DENSITY_METRE;
+    const double fx = metre ? m->density_x * 0.0254 + 0.5 : m->density_x;
+    const double fy = metre ? m->density_y * 0.0254 + 0.5 : m->density_y;
+    if (fx < 1 || fy < 1 || fx > 65535 || fy > 65535)
+        return 0;
+    *unit = metre ? GF_DENSITY_INCH : (unsigned)m->density_unit;
+    *x = (unsigned)fx;
+    *y = (unsigned)fy;
+    return 1;
+}
+
 struct jenc {
     struct jpeg_compress_struct cinfo;
     struct jerr err;
@@ -311,6 +334,12 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
     ci->in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(ci);
     jpeg_set_quality(ci, o->quality, TRUE);
+    unsigned unit, x, y;
+    if (jfif_density(o->meta, &unit, &x, &y)) {
+        ci->density_unit = (UINT8)unit;
+        ci->X_density = (UINT16)x;
+        ci->Y_density = (UINT16)y;
+    }
     jpeg_start_compress(ci, TRUE);
     if (o->meta && o->meta->exif && o->meta->exif_len <= GF_MAX_EXIF) {
         jpeg_write_m_header(ci, JPEG_APP0 + 1, (unsigned int)(6 + o->meta->exif_len));
@@ -384,15 +413,31 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
     if (count > 255)
         return gf_error(GF_EINTERNAL, "ICC profile too large for JPEG");
     size_t at = 2; /* after SOI, and after a JFIF APP0 that follows it */
-    if (n >= 6 && buf[2] == 0xFF && buf[3] == 0xE0 && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n)
+    const int jfif = n >= 20 && buf[2] == 0xFF && buf[3] == 0xE0 && ((size_t)buf[4] << 8 | buf[5]) >= 16 &&
+                     !memcmp(buf + 6, "JFIF", 5) && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n;
+    if (jfif)
         at = 4 + ((size_t)buf[4] << 8 | buf[5]);
+    unsigned unit, dx, dy;
+    const int density = jfif_density(m, &unit, &dx, &dy);
     const int exif = m->exif && m->exif_len <= GF_MAX_EXIF;
-    const size_t len = n + (exif ? 10 + m->exif_len : 0) + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
+    const size_t len = n + (density && !jfif ? 18 : 0) + (exif ? 10 + m->exif_len : 0) + (m->icc ? m->icc_len : 0) +
+                       count * (4 + HEAD);
     uint8_t *b = malloc(len);
     if (!b)
         return gf_error(GF_ENOMEM, "out of memory");
     memcpy(b, buf, at);
     size_t o = at;
+    if (density && !jfif) { /* a JFIF APP0 of its own, version 1.01 */
+        static const uint8_t app0[11] = {0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1};
+        memcpy(b + o, app0, sizeof app0);
+        memset(b + o + 11, 0, 7);
+        o += 18;
+    }
+    if (density) { /* units, X and Y of the JFIF APP0 just after SOI */
+        b[13] = (uint8_t)unit;
+        b[14] = (uint8_t)(dx >> 8), b[15] = (uint8_t)dx;
+        b[16] = (uint8_t)(dy >> 8), b[17] = (uint8_t)dy;
+    }
     if (exif) {
         const size_t seg = 2 + 6 + m->exif_len;
         const uint8_t head[4] = {0xFF, 0xE1, (uint8_t)(seg >> 8), (uint8_t)seg};

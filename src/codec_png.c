@@ -68,8 +68,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
                                    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
-    if (c->opts->meta) /* the profile, inflated within the chunk limit, and EXIF */
-        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP\0eXIf", 2);
+    if (c->opts->meta) /* the profile, inflated within the chunk limit, EXIF, the density */
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP\0eXIf\0pHYs", 3);
     png_read_info(png, info);
     png_charp icc_name;
     png_bytep icc;
@@ -87,6 +87,14 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
             memcpy(c->meta.icc, icc, icc_len);
             c->meta.icc_len = icc_len;
         }
+    }
+    png_uint_32 px, py;
+    int unit;
+    if (c->opts->meta && png_get_pHYs(png, info, &px, &py, &unit) && px && py && px <= 0x7FFFFFFF &&
+        py <= 0x7FFFFFFF) {
+        c->meta.density_unit = unit == PNG_RESOLUTION_METER ? GF_DENSITY_METRE : GF_DENSITY_ASPECT;
+        c->meta.density_x = px;
+        c->meta.density_y = py;
     }
     png_bytep exif;
     png_uint_32 exif_len;
@@ -539,6 +547,15 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     }
     if (!io && !oom && o->meta && o->meta->exif)
         io = write_chunk(f, "eXIf", o->meta->exif, o->meta->exif_len);
+    if (!io && !oom && o->meta && o->meta->density_x) { /* per inch or cm become per metre, rounded */
+        const gf_meta *m = o->meta;
+        const double to_metre = m->density_unit == GF_DENSITY_INCH ? 1 / 0.0254 : m->density_unit == GF_DENSITY_CM ? 100 : 1;
+        uint8_t phys[9];
+        put32(phys, (uint32_t)(m->density_x * to_metre + 0.5));
+        put32(phys + 4, (uint32_t)(m->density_y * to_metre + 0.5));
+        phys[8] = m->density_unit == GF_DENSITY_ASPECT ? 0 : 1;
+        io = write_chunk(f, "pHYs", phys, sizeof phys);
+    }
     uLong adler = 1;
     for (int k = 0; !oom && k < w.nstrips;) {
         const int n = first ? 1 : w.nstrips - k < wave ? w.nstrips - k : wave;

@@ -12,6 +12,7 @@
  *   imgtool exif FILE OUT   writes FILE's EXIF data (TIFF structure) to OUT (exit 1: none)
  *   imgtool addexif IN.jpg ORIENTATION OUT.jpg   inserts a minimal EXIF with that Orientation
  *   imgtool orient FILE     prints FILE's EXIF orientation (0: none)
+ *   imgtool addmeta IN.jpg FROM OUT.jpg      inserts FROM's metadata (gf_jpeg_add_meta)
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -150,6 +151,28 @@ int main(int argc, char **argv)
         gf_meta_free(&m);
         return rc;
     }
+    if (argc == 5 && !strcmp(argv[1], "addmeta")) {
+        uint8_t *jpg, *from, *out;
+        size_t n, nfrom, out_len;
+        gf_format f;
+        gf_image a;
+        gf_meta m = {0};
+        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[3], .meta = &m};
+        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &from, &nfrom) ||
+            gf_decode(from, nfrom, &o, &a, &f))
+            return 2;
+        free(from);
+        gf_image_free(&a);
+        int rc = 2;
+        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
+            FILE *fo = fopen(argv[4], "wb");
+            rc = fo && fwrite(out, 1, out_len, fo) == out_len && !fclose(fo) ? 0 : 2;
+            free(out);
+        }
+        free(jpg);
+        gf_meta_free(&m);
+        return rc;
+    }
     if (argc == 3 && !strcmp(argv[1], "orient")) {
         uint8_t *buf;
         size_t n;
@@ -257,7 +280,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
                     " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | exif F OUT"
-                    " | addexif IN ORIENTATION OUT | orient F | diff A B\n");
+                    " | addexif IN ORIENTATION OUT | orient F | addmeta IN FROM OUT | diff A B\n");
     return 2;
 }
 
