@@ -236,7 +236,7 @@ const gf_setting gf_settings_table[] = {
      set_format},
     {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",
      set_auto_orient},
-    {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile, EXIF and density are kept)", set_strip},
+    {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile, EXIF, XMP and density are kept)", set_strip},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},

@@ -11,6 +11,7 @@ void gf_meta_free(gf_meta *m)
 {
     free(m->icc);
     free(m->exif);
+    free(m->xmp);
     *m = (gf_meta){0};
 }
 

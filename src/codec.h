@@ -10,12 +10,14 @@
 typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
 
 /* What a file says about its pixels beyond them, carried to the output
- * unless -strip: the ICC colour profile, the EXIF data, the density. */
+ * unless -strip: the ICC colour profile, EXIF, XMP, the density. */
 typedef struct gf_meta {
     uint8_t *icc; /* the profile's bytes, or NULL */
     size_t icc_len;
     uint8_t *exif; /* EXIF's TIFF structure (a JPEG APP1 after "Exif\0\0", a PNG eXIf chunk), or NULL */
     size_t exif_len;
+    uint8_t *xmp; /* the XMP packet (a JPEG APP1 after its namespace, a PNG iTXt "XML:com.adobe.xmp"), or NULL */
+    size_t xmp_len;
     /* the pixel density: JFIF's (unit 0 aspect only, 1 per inch, 2 per cm)
      * or pHYs's (unit 0 aspect only, 3 per metre); none when x is 0 */
     int density_unit;
@@ -25,6 +27,8 @@ enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY
 void gf_meta_free(gf_meta *m);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
 #define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */
+#define GF_XMP_NS "http://ns.adobe.com/xap/1.0/" /* an XMP APP1 starts with it and a NUL */
+#define GF_MAX_XMP ((size_t)65533 - 2 - sizeof GF_XMP_NS) /* likewise (no extended XMP) */
 
 typedef struct gf_decode_opts {
     uint64_t limit_pixels; /* checked from the header, before any allocation */

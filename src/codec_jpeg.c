@@ -113,14 +113,28 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
         m->density_x = ci->X_density;
         m->density_y = ci->Y_density;
     }
-    for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next)
-        if (k->marker == JPEG_APP0 + 1 && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6)) {
-            if ((m->exif = malloc(k->data_length - 6))) {
-                memcpy(m->exif, k->data + 6, k->data_length - 6);
-                m->exif_len = k->data_length - 6;
-            }
-            break;
+    for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next) {
+        if (k->marker != JPEG_APP0 + 1)
+            continue;
+        if (!m->exif && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6) &&
+            (m->exif = malloc(k->data_length - 6))) {
+            memcpy(m->exif, k->data + 6, k->data_length - 6);
+            m->exif_len = k->data_length - 6;
+        } else if (!m->xmp && k->data_length > sizeof GF_XMP_NS && !memcmp(k->data, GF_XMP_NS, sizeof GF_XMP_NS) &&
+                   (m->xmp = malloc(k->data_length - sizeof GF_XMP_NS))) {
+            memcpy(m->xmp, k->data + sizeof GF_XMP_NS, k->data_length - sizeof GF_XMP_NS);
+            m->xmp_len = k->data_length - sizeof GF_XMP_NS;
         }
+    }
+}
+
+/* An APP1 of `prefix` (its NUL included) and data[0..n) through libjpeg. */
+static void write_app1(struct jpeg_compress_struct *ci, const char *prefix, size_t plen, const uint8_t *data,
+                       size_t n)
+{
+    jpeg_write_m_header(ci, JPEG_APP0 + 1, (unsigned int)(plen + n));
+    for (size_t i = 0; i < plen + n; i++)
+        jpeg_write_m_byte(ci, i < plen ? prefix[i] : data[i - plen]);
 }
 
 struct jdec {
@@ -341,11 +355,10 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
         ci->Y_density = (UINT16)y;
     }
     jpeg_start_compress(ci, TRUE);
-    if (o->meta && o->meta->exif && o->meta->exif_len <= GF_MAX_EXIF) {
-        jpeg_write_m_header(ci, JPEG_APP0 + 1, (unsigned int)(6 + o->meta->exif_len));
-        for (size_t i = 0; i < 6 + o->meta->exif_len; i++)
-            jpeg_write_m_byte(ci, i < 6 ? "Exif\0\0"[i] : o->meta->exif[i - 6]);
-    }
+    if (o->meta && o->meta->exif && o->meta->exif_len <= GF_MAX_EXIF)
+        write_app1(ci, "Exif\0", 6, o->meta->exif, o->meta->exif_len);
+    if (o->meta && o->meta->xmp && o->meta->xmp_len <= GF_MAX_XMP)
+        write_app1(ci, GF_XMP_NS, sizeof GF_XMP_NS, o->meta->xmp, o->meta->xmp_len);
     if (o->meta && o->meta->icc)
         jpeg_write_icc_profile(ci, o->meta->icc, (unsigned int)o->meta->icc_len);
     while (ci->next_scanline < ci->image_height) {
@@ -419,9 +432,9 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
         at = 4 + ((size_t)buf[4] << 8 | buf[5]);
     unsigned unit, dx, dy;
     const int density = jfif_density(m, &unit, &dx, &dy);
-    const int exif = m->exif && m->exif_len <= GF_MAX_EXIF;
-    const size_t len = n + (density && !jfif ? 18 : 0) + (exif ? 10 + m->exif_len : 0) + (m->icc ? m->icc_len : 0) +
-                       count * (4 + HEAD);
+    const int exif = m->exif && m->exif_len <= GF_MAX_EXIF, xmp = m->xmp && m->xmp_len <= GF_MAX_XMP;
+    const size_t len = n + (density && !jfif ? 18 : 0) + (exif ? 10 + m->exif_len : 0) +
+                       (xmp ? 4 + sizeof GF_XMP_NS + m->xmp_len : 0) + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
     uint8_t *b = malloc(len);
     if (!b)
         return gf_error(GF_ENOMEM, "out of memory");
@@ -445,6 +458,14 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
         memcpy(b + o + 4, "Exif\0\0", 6);
         memcpy(b + o + 10, m->exif, m->exif_len);
         o += 10 + m->exif_len;
+    }
+    if (xmp) {
+        const size_t seg = 2 + sizeof GF_XMP_NS + m->xmp_len;
+        const uint8_t head[4] = {0xFF, 0xE1, (uint8_t)(seg >> 8), (uint8_t)seg};
+        memcpy(b + o, head, 4);
+        memcpy(b + o + 4, GF_XMP_NS, sizeof GF_XMP_NS);
+        memcpy(b + o + 4 + sizeof GF_XMP_NS, m->xmp, m->xmp_len);
+        o += 4 + sizeof GF_XMP_NS + m->xmp_len;
     }
     for (size_t i = 0, done = 0; i < count; i++) {
         const size_t part = m->icc_len - done < MOST ? m->icc_len - done : MOST, seg = 2 + HEAD + part;

@@ -50,6 +50,27 @@ static void mem_read(png_structp png, png_bytep out, size_t len)
     c->off += len;
 }
 
+/* libpng's callback for the chunks it passes on unread (only those asked
+ * for): an uncompressed iTXt "XML:com.adobe.xmp" is the XMP packet.  The
+ * text is taken raw, never inflated; other iTXt chunks are dropped. */
+static int on_chunk(png_structp png, png_unknown_chunkp k)
+{
+    struct pngctx *c = png_get_user_chunk_ptr(png);
+    static const char key[] = "XML:com.adobe.xmp";
+    if (memcmp(k->name, "iTXt", 4))
+        return 0; /* libpng's own rules */
+    const uint8_t *d = k->data, *end = k->data + k->size;
+    if (c->meta.xmp || k->size < sizeof key + 2 || memcmp(d, key, sizeof key) || d[sizeof key] != 0)
+        return 1; /* another text, or compressed */
+    const uint8_t *lang = d + sizeof key + 2, *trans = memchr(lang, 0, (size_t)(end - lang));
+    const uint8_t *text = trans ? memchr(trans + 1, 0, (size_t)(end - trans - 1)) : NULL;
+    if (!text || (size_t)(end - text - 1) > GF_MAX_XMP || !(c->meta.xmp = malloc((size_t)(end - text - 1) + 1)))
+        return 1;
+    c->meta.xmp_len = (size_t)(end - text - 1);
+    memcpy(c->meta.xmp, text + 1, c->meta.xmp_len);
+    return 1;
+}
+
 /* The decoding proper, separate so that the longjmp target's frame holds no
  * automatic variable modified after setjmp: all state is in *c. */
 static int decode(png_structp png, png_infop info, struct pngctx *c)
@@ -68,8 +89,10 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
                                    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
-    if (c->opts->meta) /* the profile, inflated within the chunk limit, EXIF, the density */
+    if (c->opts->meta) { /* the profile, inflated within the chunk limit, EXIF, the density; XMP */
         png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP\0eXIf\0pHYs", 3);
+        png_set_read_user_chunk_fn(png, c, on_chunk);
+    }
     png_read_info(png, info);
     png_charp icc_name;
     png_bytep icc;
@@ -547,6 +570,18 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     }
     if (!io && !oom && o->meta && o->meta->exif)
         io = write_chunk(f, "eXIf", o->meta->exif, o->meta->exif_len);
+    if (!io && !oom && o->meta && o->meta->xmp) { /* iTXt: key, not compressed, no language or translation */
+        static const char head[] = "XML:com.adobe.xmp\0\0\0\0"; /* and its own NUL: the fifth */
+        uint8_t *chunk = malloc(sizeof head + o->meta->xmp_len);
+        if (!chunk) {
+            oom = 1;
+        } else {
+            memcpy(chunk, head, sizeof head);
+            memcpy(chunk + sizeof head, o->meta->xmp, o->meta->xmp_len);
+            io = write_chunk(f, "iTXt", chunk, sizeof head + o->meta->xmp_len);
+            free(chunk);
+        }
+    }
     if (!io && !oom && o->meta && o->meta->density_x) { /* per inch or cm become per metre, rounded */
         const gf_meta *m = o->meta;
         const double to_metre = m->density_unit == GF_DENSITY_INCH ? 1 / 0.0254 : m->density_unit == GF_DENSITY_CM ? 100 : 1;

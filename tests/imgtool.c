@@ -13,6 +13,8 @@
  *   imgtool addexif IN.jpg ORIENTATION OUT.jpg   inserts a minimal EXIF with that Orientation
  *   imgtool orient FILE     prints FILE's EXIF orientation (0: none)
  *   imgtool addmeta IN.jpg FROM OUT.jpg      inserts FROM's metadata (gf_jpeg_add_meta)
+ *   imgtool addxmp IN.jpg XMP OUT.jpg        inserts XMP's bytes as the XMP packet
+ *   imgtool xmp FILE OUT    writes FILE's XMP packet to OUT (exit 1: none)
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -173,6 +175,38 @@ int main(int argc, char **argv)
         gf_meta_free(&m);
         return rc;
     }
+    if (argc == 5 && !strcmp(argv[1], "addxmp")) {
+        uint8_t *jpg, *out;
+        size_t n, out_len;
+        gf_meta m = {0};
+        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &m.xmp, &m.xmp_len))
+            return 2;
+        int rc = 2;
+        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
+            FILE *f = fopen(argv[4], "wb");
+            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
+            free(out);
+        }
+        free(jpg);
+        gf_meta_free(&m);
+        return rc;
+    }
+    if (argc == 4 && !strcmp(argv[1], "xmp")) {
+        uint8_t *buf;
+        size_t n;
+        gf_format f;
+        gf_image a;
+        gf_meta m = {0};
+        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
+        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
+            return 2;
+        free(buf);
+        gf_image_free(&a);
+        FILE *out = m.xmp ? fopen(argv[3], "wb") : NULL;
+        const int rc = !m.xmp ? 1 : out && fwrite(m.xmp, 1, m.xmp_len, out) == m.xmp_len && !fclose(out) ? 0 : 2;
+        gf_meta_free(&m);
+        return rc;
+    }
     if (argc == 3 && !strcmp(argv[1], "orient")) {
         uint8_t *buf;
         size_t n;
@@ -280,7 +314,8 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: imgtool make W H C DEPTH SEED PATTERN OUT | cmp A B TOL | info F | get F X Y CH"
                     " | channel F CH OUT | stats F CH | icc F OUT | addicc IN PROFILE OUT | exif F OUT"
-                    " | addexif IN ORIENTATION OUT | orient F | addmeta IN FROM OUT | diff A B\n");
+                    " | addexif IN ORIENTATION OUT | orient F | addmeta IN FROM OUT | addxmp IN XMP OUT | xmp F OUT"
+                    " | diff A B\n");
     return 2;
 }
 
