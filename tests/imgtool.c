@@ -56,6 +56,49 @@ static int load(const char *path, gf_image *img)
 
 static int cmp(const char *pa, const char *pb, long tol, gf_image *pa_img, gf_image *pb_img);
 
+/* FILE's metadata as gpufilter reads it; 0, or 2 when FILE cannot be decoded. */
+static int load_meta(const char *path, gf_meta *m)
+{
+    uint8_t *buf;
+    size_t n;
+    gf_format f;
+    gf_image a;
+    gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = path, .meta = m};
+    if (gf_read_file(path, &buf, &n))
+        return 2;
+    const gf_status st = gf_decode(buf, n, &o, &a, &f);
+    free(buf);
+    if (st)
+        return 2;
+    gf_image_free(&a);
+    return 0;
+}
+
+/* Writes data[0..n) to PATH: 0, 1 when there is no data, 2 on a failure. */
+static int write_bytes(const char *path, const uint8_t *data, size_t n)
+{
+    if (!data)
+        return 1;
+    FILE *f = fopen(path, "wb");
+    return f && fwrite(data, 1, n, f) == n && !fclose(f) ? 0 : 2;
+}
+
+/* IN.jpg with m's metadata inserted (gf_jpeg_add_meta) written to OUT. */
+static int splice(const char *in, const gf_meta *m, const char *out)
+{
+    uint8_t *jpg, *with;
+    size_t n, with_len;
+    if (gf_read_file(in, &jpg, &n))
+        return 2;
+    int rc = 2;
+    if (!gf_jpeg_add_meta(jpg, n, m, &with, &with_len)) {
+        rc = write_bytes(out, with, with_len);
+        free(with);
+    }
+    free(jpg);
+    return rc;
+}
+
 static gf_status emit(FILE *f, void *ctx)
 {
     gf_encode_opts o = {.quality = 90, .compress = 6, .pam = 1};
@@ -137,138 +180,44 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
-    if (argc == 4 && !strcmp(argv[1], "exif")) {
-        uint8_t *buf;
-        size_t n;
-        gf_format f;
-        gf_image a;
+    if (argc == 4 && (!strcmp(argv[1], "exif") || !strcmp(argv[1], "icc") || !strcmp(argv[1], "xmp"))) {
         gf_meta m = {0};
-        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
-        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
-            return 2;
-        free(buf);
-        gf_image_free(&a);
-        FILE *out = m.exif ? fopen(argv[3], "wb") : NULL;
-        const int rc = !m.exif ? 1 : out && fwrite(m.exif, 1, m.exif_len, out) == m.exif_len && !fclose(out) ? 0 : 2;
+        int rc = load_meta(argv[2], &m);
+        if (!rc)
+            rc = argv[1][0] == 'e'   ? write_bytes(argv[3], m.exif, m.exif_len)
+                 : argv[1][0] == 'i' ? write_bytes(argv[3], m.icc, m.icc_len)
+                                     : write_bytes(argv[3], m.xmp, m.xmp_len);
         gf_meta_free(&m);
         return rc;
     }
     if (argc == 5 && !strcmp(argv[1], "addmeta")) {
-        uint8_t *jpg, *from, *out;
-        size_t n, nfrom, out_len;
-        gf_format f;
-        gf_image a;
         gf_meta m = {0};
-        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[3], .meta = &m};
-        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &from, &nfrom) ||
-            gf_decode(from, nfrom, &o, &a, &f))
-            return 2;
-        free(from);
-        gf_image_free(&a);
-        int rc = 2;
-        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
-            FILE *fo = fopen(argv[4], "wb");
-            rc = fo && fwrite(out, 1, out_len, fo) == out_len && !fclose(fo) ? 0 : 2;
-            free(out);
-        }
-        free(jpg);
-        gf_meta_free(&m);
-        return rc;
-    }
-    if (argc == 5 && !strcmp(argv[1], "addxmp")) {
-        uint8_t *jpg, *out;
-        size_t n, out_len;
-        gf_meta m = {0};
-        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &m.xmp, &m.xmp_len))
-            return 2;
-        int rc = 2;
-        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
-            FILE *f = fopen(argv[4], "wb");
-            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
-            free(out);
-        }
-        free(jpg);
-        gf_meta_free(&m);
-        return rc;
-    }
-    if (argc == 4 && !strcmp(argv[1], "xmp")) {
-        uint8_t *buf;
-        size_t n;
-        gf_format f;
-        gf_image a;
-        gf_meta m = {0};
-        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
-        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
-            return 2;
-        free(buf);
-        gf_image_free(&a);
-        FILE *out = m.xmp ? fopen(argv[3], "wb") : NULL;
-        const int rc = !m.xmp ? 1 : out && fwrite(m.xmp, 1, m.xmp_len, out) == m.xmp_len && !fclose(out) ? 0 : 2;
+        int rc = load_meta(argv[3], &m);
+        if (!rc)
+            rc = splice(argv[2], &m, argv[4]);
         gf_meta_free(&m);
         return rc;
     }
     if (argc == 3 && !strcmp(argv[1], "orient")) {
-        uint8_t *buf;
-        size_t n;
-        gf_format f;
-        gf_image a;
         gf_meta m = {0};
-        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
-        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
-            return 2;
-        free(buf);
-        gf_image_free(&a);
-        printf("%d\n", gf_exif_orientation(&m));
+        const int rc = load_meta(argv[2], &m);
+        if (!rc)
+            printf("%d\n", gf_exif_orientation(&m));
         gf_meta_free(&m);
-        return 0;
+        return rc;
     }
     if (argc == 5 && !strcmp(argv[1], "addexif")) {
         /* little-endian TIFF: IFD0 at 8 with one entry, Orientation (0x0112), SHORT, 1 value */
         uint8_t tiff[26] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0,
                             (uint8_t)atoi(argv[3]), 0, 0, 0, 0, 0, 0, 0};
-        uint8_t *jpg, *out;
-        size_t n, out_len;
-        gf_meta m = {.exif = tiff, .exif_len = sizeof tiff};
-        if (gf_read_file(argv[2], &jpg, &n))
-            return 2;
-        int rc = 2;
-        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
-            FILE *f = fopen(argv[4], "wb");
-            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
-            free(out);
-        }
-        free(jpg);
-        return rc;
+        const gf_meta m = {.exif = tiff, .exif_len = sizeof tiff};
+        return splice(argv[2], &m, argv[4]);
     }
-    if (argc == 4 && !strcmp(argv[1], "icc")) {
-        uint8_t *buf;
-        size_t n;
-        gf_format f;
-        gf_image a;
+    if (argc == 5 && (!strcmp(argv[1], "addicc") || !strcmp(argv[1], "addxmp"))) {
         gf_meta m = {0};
-        gf_decode_opts o = {.limit_pixels = 1ull << 40, .quiet = 1, .name = argv[2], .meta = &m};
-        if (gf_read_file(argv[2], &buf, &n) || gf_decode(buf, n, &o, &a, &f))
-            return 2;
-        free(buf);
-        gf_image_free(&a);
-        FILE *out = m.icc ? fopen(argv[3], "wb") : NULL;
-        const int rc = !m.icc ? 1 : out && fwrite(m.icc, 1, m.icc_len, out) == m.icc_len && !fclose(out) ? 0 : 2;
-        gf_meta_free(&m);
-        return rc;
-    }
-    if (argc == 5 && !strcmp(argv[1], "addicc")) {
-        uint8_t *jpg, *out;
-        size_t n, out_len;
-        gf_meta m = {0};
-        if (gf_read_file(argv[2], &jpg, &n) || gf_read_file(argv[3], &m.icc, &m.icc_len))
-            return 2;
-        int rc = 2;
-        if (!gf_jpeg_add_meta(jpg, n, &m, &out, &out_len)) {
-            FILE *f = fopen(argv[4], "wb");
-            rc = f && fwrite(out, 1, out_len, f) == out_len && !fclose(f) ? 0 : 2;
-            free(out);
-        }
-        free(jpg);
+        uint8_t **data = argv[1][3] == 'i' ? &m.icc : &m.xmp;
+        size_t *len = argv[1][3] == 'i' ? &m.icc_len : &m.xmp_len;
+        int rc = gf_read_file(argv[3], data, len) ? 2 : splice(argv[2], &m, argv[4]);
         gf_meta_free(&m);
         return rc;
     }
