@@ -71,6 +71,42 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
     return 1;
 }
 
+/* A copy of data[0..n) into *to, unless larger than `most` (then dropped,
+ * with a warning naming `what`). */
+static void keep(png_structp png, struct pngctx *c, const char *what, const png_byte *data, size_t n, size_t most,
+                 uint8_t **to, size_t *to_len)
+{
+    if (n > most) {
+        if (!c->opts->quiet)
+            fprintf(stderr, "gpufilter: %s: warning: %s of %zu bytes dropped (more than %zu)\n",
+                    c->opts->name ? c->opts->name : "-", what, n, most);
+    } else if (!(*to = malloc(n))) {
+        c->status = gf_error(GF_ENOMEM, "out of memory");
+        png_error(png, "alloc");
+    } else {
+        memcpy(*to, data, n);
+        *to_len = n;
+    }
+}
+
+/* The ICC profile, EXIF and density libpng read (the XMP comes through on_chunk). */
+static void read_meta(png_structp png, png_infop info, struct pngctx *c)
+{
+    png_charp name;
+    png_bytep data;
+    png_uint_32 len, px, py;
+    int comp, unit;
+    if (png_get_iCCP(png, info, &name, &comp, &data, &len) && len)
+        keep(png, c, "ICC profile", data, len, GF_MAX_ICC, &c->meta.icc, &c->meta.icc_len);
+    if (png_get_eXIf_1(png, info, &len, &data) && len)
+        keep(png, c, "EXIF data", data, len, GF_MAX_EXIF, &c->meta.exif, &c->meta.exif_len);
+    if (png_get_pHYs(png, info, &px, &py, &unit) && px && py && px <= 0x7FFFFFFF && py <= 0x7FFFFFFF) {
+        c->meta.density_unit = unit == PNG_RESOLUTION_METER ? GF_DENSITY_METRE : GF_DENSITY_ASPECT;
+        c->meta.density_x = px;
+        c->meta.density_y = py;
+    }
+}
+
 /* The decoding proper, separate so that the longjmp target's frame holds no
  * automatic variable modified after setjmp: all state is in *c. */
 static int decode(png_structp png, png_infop info, struct pngctx *c)
@@ -94,46 +130,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
         png_set_read_user_chunk_fn(png, c, on_chunk);
     }
     png_read_info(png, info);
-    png_charp icc_name;
-    png_bytep icc;
-    png_uint_32 icc_len;
-    int icc_comp;
-    if (c->opts->meta && png_get_iCCP(png, info, &icc_name, &icc_comp, &icc, &icc_len) && icc_len) {
-        if (icc_len > GF_MAX_ICC) {
-            if (!c->opts->quiet)
-                fprintf(stderr, "gpufilter: %s: warning: ICC profile of %lu bytes dropped (more than %zu)\n",
-                        c->opts->name ? c->opts->name : "-", (unsigned long)icc_len, GF_MAX_ICC);
-        } else if (!(c->meta.icc = malloc(icc_len))) {
-            c->status = gf_error(GF_ENOMEM, "out of memory");
-            png_error(png, "alloc");
-        } else {
-            memcpy(c->meta.icc, icc, icc_len);
-            c->meta.icc_len = icc_len;
-        }
-    }
-    png_uint_32 px, py;
-    int unit;
-    if (c->opts->meta && png_get_pHYs(png, info, &px, &py, &unit) && px && py && px <= 0x7FFFFFFF &&
-        py <= 0x7FFFFFFF) {
-        c->meta.density_unit = unit == PNG_RESOLUTION_METER ? GF_DENSITY_METRE : GF_DENSITY_ASPECT;
-        c->meta.density_x = px;
-        c->meta.density_y = py;
-    }
-    png_bytep exif;
-    png_uint_32 exif_len;
-    if (c->opts->meta && png_get_eXIf_1(png, info, &exif_len, &exif) && exif_len) {
-        if (exif_len > GF_MAX_EXIF) {
-            if (!c->opts->quiet)
-                fprintf(stderr, "gpufilter: %s: warning: EXIF data of %lu bytes dropped (more than %zu)\n",
-                        c->opts->name ? c->opts->name : "-", (unsigned long)exif_len, GF_MAX_EXIF);
-        } else if (!(c->meta.exif = malloc(exif_len))) {
-            c->status = gf_error(GF_ENOMEM, "out of memory");
-            png_error(png, "alloc");
-        } else {
-            memcpy(c->meta.exif, exif, exif_len);
-            c->meta.exif_len = exif_len;
-        }
-    }
+    if (c->opts->meta)
+        read_meta(png, info, c);
 
     png_uint_32 w, h;
     int bit_depth, color_type, interlace;
