@@ -586,11 +586,12 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
     const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
-    if (!st && jpeg_out && !set->strip && (j->meta.icc || j->meta.exif || j->meta.xmp || j->meta.density_x)) {
+    const gf_meta kept = gf_meta_kept(&j->meta, set->keep);
+    if (!st && jpeg_out && (kept.icc || kept.exif || kept.xmp || kept.density_x)) {
         /* nvJPEG writes no metadata: the input's goes in */
         uint8_t *with;
         size_t with_len;
-        if (!(st = gf_jpeg_add_meta(*bytes, *len, &j->meta, &with, &with_len))) {
+        if (!(st = gf_jpeg_add_meta(*bytes, *len, &kept, &with, &with_len))) {
             free(*bytes);
             *bytes = with;
             *len = with_len;
@@ -643,7 +644,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     int go_on = 1;
     uint8_t *bytes = NULL; /* the output, when a GPU encoded it */
     size_t len = 0;
-    if (j->raw && (!set->strip || set->auto_orient)) { /* a GPU decodes it: the header's metadata, best effort */
+    if (j->raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata, best effort */
         if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta))
             gf_error_clear();
         j->meta_read = 1;

@@ -211,7 +211,32 @@ static gf_status set_auto_orient(gf_settings *s, const char *a)
 static gf_status set_strip(gf_settings *s, const char *a)
 {
     (void)a;
-    s->strip = 1;
+    s->keep = 0;
+    return GF_OK;
+}
+
+static gf_status set_keep(gf_settings *s, const char *a)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } parts[] = {{"icc", GF_KEEP_ICC},         {"exif", GF_KEEP_EXIF}, {"xmp", GF_KEEP_XMP},
+                 {"density", GF_KEEP_DENSITY}, {"all", GF_KEEP_ALL},   {"none", 0}};
+    unsigned keep = 0;
+    for (const char *p = a;; p++) {
+        const size_t len = strcspn(p, ",");
+        size_t i = 0;
+        while (i < sizeof parts / sizeof parts[0] && (strlen(parts[i].name) != len || strncasecmp(parts[i].name, p, len)))
+            i++;
+        if (i == sizeof parts / sizeof parts[0])
+            return gf_error(GF_EINVAL, "invalid -keep '%s' (want a list of icc, exif, xmp and density, or all, or none)",
+                            a);
+        keep |= parts[i].bit;
+        p += len;
+        if (!*p)
+            break;
+    }
+    s->keep = keep;
     return GF_OK;
 }
 
@@ -236,7 +261,9 @@ const gf_setting gf_settings_table[] = {
      set_format},
     {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",
      set_auto_orient},
-    {"strip", GF_ARG_NONE, NULL, "write no metadata (by default the input's ICC profile, EXIF, XMP and density are kept)", set_strip},
+    {"keep", GF_ARG_REQUIRED, "LIST", "the input's metadata outputs keep: icc,exif,xmp,density, all or none (all)",
+     set_keep},
+    {"strip", GF_ARG_NONE, NULL, "write no metadata (-keep none)", set_strip},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},
@@ -350,6 +377,7 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->set.device_index = -1;
     strcpy(p->set.device_text, "cuda");
     p->set.limit_pixels = 1ull << 28;
+    p->set.keep = GF_KEEP_ALL;
 
     const int nlong = gf_nops + gf_nsettings;
     struct option *lo = calloc((size_t)nlong + 1, sizeof *lo);

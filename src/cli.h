@@ -34,7 +34,7 @@ typedef struct gf_settings {
     const char *outdir; /* -o DIR: batch mode */
     int nul_lists;      /* -0: @LIST entries end in NUL bytes, not newlines */
     int mirror;         /* -mirror: outputs under DIR at the input's relative path */
-    int strip;          /* -strip: no metadata (ICC profile, EXIF) carried to outputs */
+    unsigned keep;      /* GF_KEEP_* bits: the metadata outputs get (-keep, -strip) */
     int auto_orient;    /* -auto-orient: the EXIF orientation applied first, the tag reset */
 } gf_settings;
 

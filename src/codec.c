@@ -15,6 +15,22 @@ void gf_meta_free(gf_meta *m)
     *m = (gf_meta){0};
 }
 
+gf_meta gf_meta_kept(const gf_meta *m, unsigned keep)
+{
+    gf_meta k = {0};
+    if (!m)
+        return k;
+    if (keep & GF_KEEP_ICC)
+        k.icc = m->icc, k.icc_len = m->icc_len;
+    if (keep & GF_KEEP_EXIF)
+        k.exif = m->exif, k.exif_len = m->exif_len;
+    if (keep & GF_KEEP_XMP)
+        k.xmp = m->xmp, k.xmp_len = m->xmp_len;
+    if (keep & GF_KEEP_DENSITY)
+        k.density_unit = m->density_unit, k.density_x = m->density_x, k.density_y = m->density_y;
+    return k;
+}
+
 gf_format gf_sniff(const uint8_t *b, size_t n)
 {
     if (n >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0)

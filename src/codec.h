@@ -24,6 +24,10 @@ typedef struct gf_meta {
     unsigned density_x, density_y;
 } gf_meta;
 enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY_METRE = 3 };
+/* Which of it an output gets (-keep, -strip) */
+enum { GF_KEEP_ICC = 1, GF_KEEP_EXIF = 2, GF_KEEP_XMP = 4, GF_KEEP_DENSITY = 8, GF_KEEP_ALL = 15 };
+/* m's parts in `keep`, sharing m's buffers (a view: not to be freed). */
+gf_meta gf_meta_kept(const gf_meta *m, unsigned keep);
 void gf_meta_free(gf_meta *m);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
 #define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */

@@ -75,7 +75,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 {
     const double t0 = gf_now_ms();
     gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name,
-                            set->strip && !set->auto_orient ? NULL : meta};
+                            !set->keep && !set->auto_orient ? NULL : meta};
     if (meta)
         *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
@@ -174,9 +174,9 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_
                    const char *output, const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
+    const gf_meta kept = gf_meta_kept(meta, set->keep);
     struct encode_ctx e = {gf_output_format(set, output, infmt), img,
-                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail,
-                            set->strip ? NULL : meta}};
+                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};
     if (e.fmt == GF_FMT_PNM) {
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");

@@ -19,7 +19,8 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
 int gf_gpu_fallback(const gf_settings *set, gf_status st);
 
 /* The three stages of one image.  gf_load reads and decodes INPUT ("-":
- * standard input), with its metadata into *meta (nothing under -strip),
+ * standard input), with its metadata into *meta (none under -strip unless
+ * -auto-orient needs it),
  * calling read_done (when not NULL) with the file's bytes before it decodes
  * them; gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
