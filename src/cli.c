@@ -105,6 +105,20 @@ bad:
         s->field = v;                                                                                                 \
         return GF_OK;                                                                                                 \
     }
+/* A setting without an argument that sets one field. */
+#define FLAG_SETTING(fn, field, value)                                                                                \
+    static gf_status fn(gf_settings *s, const char *a)                                                                \
+    {                                                                                                                 \
+        (void)a;                                                                                                      \
+        s->field = value;                                                                                             \
+        return GF_OK;                                                                                                 \
+    }
+FLAG_SETTING(set_nul_lists, nul_lists, 1)
+FLAG_SETTING(set_mirror, mirror, 1)
+FLAG_SETTING(set_auto_orient, auto_orient, 1)
+FLAG_SETTING(set_strip, keep, 0)
+FLAG_SETTING(set_progress, progress, 1)
+
 INT_SETTING(set_quality_value, quality, 1, 100, "-quality")
 INT_SETTING(set_compress_value, compress, 0, 9, "-compress")
 
@@ -187,34 +201,6 @@ static gf_status set_outdir(gf_settings *s, const char *a)
     return GF_OK;
 }
 
-static gf_status set_nul_lists(gf_settings *s, const char *a)
-{
-    (void)a;
-    s->nul_lists = 1;
-    return GF_OK;
-}
-
-static gf_status set_mirror(gf_settings *s, const char *a)
-{
-    (void)a;
-    s->mirror = 1;
-    return GF_OK;
-}
-
-static gf_status set_auto_orient(gf_settings *s, const char *a)
-{
-    (void)a;
-    s->auto_orient = 1;
-    return GF_OK;
-}
-
-static gf_status set_strip(gf_settings *s, const char *a)
-{
-    (void)a;
-    s->keep = 0;
-    return GF_OK;
-}
-
 static gf_status set_keep(gf_settings *s, const char *a)
 {
     static const struct {
@@ -237,13 +223,6 @@ static gf_status set_keep(gf_settings *s, const char *a)
             break;
     }
     s->keep = keep;
-    return GF_OK;
-}
-
-static gf_status set_progress(gf_settings *s, const char *a)
-{
-    (void)a;
-    s->progress = 1;
     return GF_OK;
 }
 
