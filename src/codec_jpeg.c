@@ -246,16 +246,25 @@ static int scans_cover_frame(const uint8_t *b, size_t n)
 
 /* One decode of buf[0..n); *eof says whether it failed for lack of data,
  * *complete whether a progressive file's coefficients all arrived. */
+/* A decoder's state with gpufilter's error and message handlers; NULL out of memory. */
+static struct jdec *new_jdec(const gf_decode_opts *o)
+{
+    struct jdec *d = calloc(1, sizeof *d);
+    if (d) {
+        d->cinfo.err = jpeg_std_error(&d->err.pub);
+        d->err.pub.error_exit = on_error_exit;
+        d->err.pub.emit_message = on_message;
+        d->err.opts = o;
+    }
+    return d;
+}
+
 static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, int *eof,
                              int *complete)
 {
-    struct jdec *d = calloc(1, sizeof *d);
+    struct jdec *d = new_jdec(o);
     if (!d)
         return gf_error(GF_ENOMEM, "out of memory");
-    d->cinfo.err = jpeg_std_error(&d->err.pub);
-    d->err.pub.error_exit = on_error_exit;
-    d->err.pub.emit_message = on_message;
-    d->err.opts = o;
     gf_status st = GF_OK;
     if (decode(d, buf, n)) {
         st = d->status ? d->status : gf_error(GF_EFORMAT, "%s", d->err.msg);
@@ -391,14 +400,10 @@ gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
 {
     *m = (gf_meta){0};
-    struct jdec *d = calloc(1, sizeof *d);
+    const gf_decode_opts quiet = {.quiet = 1};
+    struct jdec *d = new_jdec(&quiet);
     if (!d)
         return gf_error(GF_ENOMEM, "out of memory");
-    const gf_decode_opts quiet = {.quiet = 1};
-    d->cinfo.err = jpeg_std_error(&d->err.pub);
-    d->err.pub.error_exit = on_error_exit;
-    d->err.pub.emit_message = on_message;
-    d->err.opts = &quiet;
     gf_status st = GF_OK;
     if (setjmp(d->err.jb)) {
         st = gf_error(GF_EFORMAT, "%s", d->err.msg);
