@@ -91,6 +91,7 @@ for fmt in $FMTS; do
     set -- "$IN"/*.$fmt
     want batch && row "gpufilter batch ($CORES threads)" $fmt "$GF" -q -blur 3 -rotate 90 -o "$WORK/out" "$@"
     if want batch && [ $fmt = jpg ]; then
+        row "gpufilter batch, -codec gpu" $fmt "$GF" -q -codec gpu -blur 3 -rotate 90 -o "$WORK/out" "$@"
         row "gpufilter batch, -codec cpu" $fmt "$GF" -q -codec cpu -blur 3 -rotate 90 -o "$WORK/out" "$@"
     fi
     want perfile && row "gpufilter, one process per file" $fmt perfile "$@"
@@ -144,6 +145,8 @@ for fmt in $FMTS; do
     awk -v wall="$t" -v threads="$CORES" -v fmt=$fmt '
         $1 == "gpufilter:" && $4 ~ /^[0-9.]+$/ && $5 == "ms" { s[$3] += $4 / 1000 }
         $0 ~ /running on cuda/ { gpu = 1 }
+        $3 == "decode" { cpudec++ }
+        match($0, /batch of [0-9]+/) { n = substr($0, RSTART + 9, RLENGTH - 9); hw++; batches += 1 / n }
         END {
             busy = s["read"] + s["decode"] + s["chain"] + s["encode"] + s["write"]
             printf "%s: wall %.2f s x %d threads = %.1f thread-s: read %.1f, decode %.1f, chain (with nvJPEG) %.1f, encode+write %.1f, idle %.1f\n",
@@ -151,6 +154,9 @@ for fmt in $FMTS; do
             if (s["nvjpeg-dec"] + s["chain+enc"] > 0)
                 printf "%s: nvJPEG decode %.2f s, chain and nvJPEG encode %.2f s (lane time, inside chain), in %.2f s of wall\n",
                     fmt, s["nvjpeg-dec"], s["chain+enc"], wall
+            if (hw)
+                printf "%s: %d images on the JPEG engines in %.0f calls (%.1f a call), %d decoded by libjpeg-turbo\n",
+                    fmt, hw, batches, hw / batches, cpudec
             if (gpu && s["upload"] + s["download"] > 0)
                 printf "%s: GPU stream time %.2f s (upload %.2f, blur %.2f, rotate %.2f, download %.2f) in %.2f s of wall: GPU busy at most %.0f%%\n",
                     fmt, s["upload"] + s["blur"] + s["rotate"] + s["download"], s["upload"], s["blur"], s["rotate"],
