@@ -9,8 +9,11 @@
  * while one worker's image is on the GPU the others decode and encode, and
  * the uploads, kernels and downloads of different images overlap on their
  * streams.  Lanes are opened by a thread of their own while the first images
- * decode.  Memory stays bounded however long the list: at most N images are
- * in flight, and @LIST files are read a line at a time as workers ask.
+ * decode, and nvJPEG for them (-codec gpu) by the same thread once a JPEG
+ * comes; a JPEG then goes to its lane compressed, to be decoded there with
+ * the other lanes' (src/nvjpeg.c).  Memory stays bounded however long the
+ * list: at most N images are in flight, and @LIST files are read a line at a
+ * time as workers ask.
  * Without a GPU (or -device cpu) the chain runs in the worker itself. */
 #include "config.h"
 
@@ -26,7 +29,11 @@
 #include "parallel.h"
 #include "pipeline.h"
 
-#define LANES_PER_DEVICE 4 /* enough to keep a GPU busy; each holds 2 images of device memory */
+/* Lanes per device: enough to keep a GPU busy, and under -codec gpu enough
+ * JPEGs waiting together for the engines to work on many at once.  Each
+ * holds 2 images of device memory: at most one lane per 2 GiB. */
+#define LANES_PER_DEVICE 4
+#define JPEG_LANES_PER_DEVICE 32
 
 /* The INPUT arguments, with @LIST and @- expanded an entry at a time: a
  * line, or with -0 a NUL-terminated name. */
@@ -50,12 +57,16 @@ struct lanes {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     gf_cuda **cu;
-    gf_nvjpeg **jpeg; /* each lane's, opened by its first JPEG */
-    int *jpeg_failed; /* and if that failed: libjpeg-turbo for the lane */
     int *busy;
     int n, ready;
     int failed;       /* -device cuda and a device did not open: the batch stops */
     char error[320];  /* its message */
+    /* nvJPEG, opened for every lane by the lanes' thread once a JPEG comes */
+    pthread_cond_t jpeg_changed;
+    gf_nvjpeg **jpeg; /* each lane's, NULL where it could not be had */
+    int want_jpeg;    /* a JPEG came */
+    int jpeg_ready;   /* `jpeg` is set (once set, read without the lock) */
+    int closing;      /* the workers are done: no more JPEGs will come */
     pthread_t thread;
     int started;
 };
@@ -379,6 +390,31 @@ static char *next_input(batch *b)
 
 /* ---- GPU lanes --------------------------------------------------------- */
 
+/* Once a JPEG comes, nvJPEG for every lane (none if the batch ends first);
+ * then jpeg_ready.  Called with l->lock held, by the lanes' thread. */
+static void open_jpeg(batch *b)
+{
+    struct lanes *l = &b->lanes;
+    while (!l->want_jpeg && !l->closing)
+        pthread_cond_wait(&l->jpeg_changed, &l->lock);
+    const int want = l->want_jpeg;
+    pthread_mutex_unlock(&l->lock);
+    gf_status st = GF_OK;
+    for (int i = 0; want && !st && i < l->n; i++) /* no worker reads l->jpeg before jpeg_ready */
+        st = gf_nvjpeg_open(l->cu[i], &l->jpeg[i]);
+    if (st) {
+        if (b->plan->set.verbose) {
+            pthread_mutex_lock(&b->lock);
+            fprintf(stderr, "gpufilter: %s; JPEG through libjpeg-turbo\n", gf_error_detail(st));
+            pthread_mutex_unlock(&b->lock);
+        }
+        gf_error_clear();
+    }
+    pthread_mutex_lock(&l->lock);
+    l->jpeg_ready = 1;
+    pthread_cond_broadcast(&l->jpeg_changed);
+}
+
 static void *open_lanes(void *arg)
 {
     batch *b = arg;
@@ -397,22 +433,26 @@ static void *open_lanes(void *arg)
         devs[0] = set->device_index < 0 ? 0 : set->device_index;
         ndev = 1;
     }
+    const int most = set->codec == GF_CODEC_GPU ? JPEG_LANES_PER_DEVICE : LANES_PER_DEVICE;
     int per = ndev ? (b->nthreads + ndev - 1) / ndev : 0;
-    per = per < 1 ? 1 : per > LANES_PER_DEVICE ? LANES_PER_DEVICE : per;
+    per = per < 1 ? 1 : per > most ? most : per;
     gf_cuda **cu = st ? NULL : calloc((size_t)(ndev * per), sizeof *cu);
     int *busy = cu ? calloc((size_t)(ndev * per), sizeof *busy) : NULL;
     gf_nvjpeg **jpeg = busy ? calloc((size_t)(ndev * per), sizeof *jpeg) : NULL;
-    int *jpeg_failed = jpeg ? calloc((size_t)(ndev * per), sizeof *jpeg_failed) : NULL;
-    if (!st && !jpeg_failed)
+    if (!st && !jpeg)
         st = gf_error(GF_ENOMEM, "out of memory");
     int n = 0, failed_dev = -1;
     /* interleaved, so that free lanes are taken from every device in turn */
     for (int k = 0; !st && k < per; k++)
         for (int d = 0; !st && d < ndev; d++) {
-            if ((st = gf_cuda_open(devs[d], &cu[n])))
+            if ((st = gf_cuda_open(devs[d], &cu[n]))) {
                 failed_dev = devs[d];
-            else
-                gf_cuda_use_pinned(cu[n++]);
+                break;
+            }
+            gf_cuda_use_pinned(cu[n]);
+            const size_t fit = gf_cuda_device_memory(cu[n++]) >> 31;
+            if (k == 0 && (size_t)per > fit)
+                per = fit < 1 ? 1 : (int)fit;
         }
     pthread_mutex_lock(&l->lock);
     if (st) {
@@ -428,8 +468,7 @@ static void *open_lanes(void *arg)
         free(cu);
         free(busy);
         free(jpeg);
-        free(jpeg_failed);
-        cu = NULL, busy = NULL, jpeg = NULL, jpeg_failed = NULL, n = 0;
+        cu = NULL, busy = NULL, jpeg = NULL, n = 0;
     } else if (set->verbose) {
         for (int d = 0; d < ndev; d++)
             fprintf(stderr, "gpufilter: running on %s, %d lanes\n", gf_cuda_device_name(cu[d]), per);
@@ -437,10 +476,11 @@ static void *open_lanes(void *arg)
     l->cu = cu;
     l->busy = busy;
     l->jpeg = jpeg;
-    l->jpeg_failed = jpeg_failed;
     l->n = n;
     l->ready = 1;
     pthread_cond_broadcast(&l->changed);
+    if (n && set->codec == GF_CODEC_GPU)
+        open_jpeg(b);
     pthread_mutex_unlock(&l->lock);
     return NULL;
 }
@@ -469,6 +509,17 @@ static void release_lane(struct lanes *l, int i)
     pthread_mutex_lock(&l->lock);
     l->busy[i] = 0;
     pthread_cond_signal(&l->changed);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* A JPEG is coming: has nvJPEG opened for the lanes. */
+static void want_jpeg(struct lanes *l)
+{
+    pthread_mutex_lock(&l->lock);
+    if (!l->want_jpeg) {
+        l->want_jpeg = 1;
+        pthread_cond_broadcast(&l->jpeg_changed);
+    }
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -537,20 +588,15 @@ static gf_status decode_raw(batch *b, struct job *j)
     return st;
 }
 
-/* The lane's nvJPEG, opened by the first JPEG that comes to it; NULL where
- * it cannot be had (libjpeg-turbo then serves the lane). */
+/* The lane's nvJPEG, once opened; NULL where it cannot be had (libjpeg-turbo
+ * then serves the lane). */
 static gf_nvjpeg *lane_jpeg(batch *b, int lane)
 {
     struct lanes *l = &b->lanes;
-    if (!l->jpeg[lane] && !l->jpeg_failed[lane] && gf_nvjpeg_open(l->cu[lane], &l->jpeg[lane])) {
-        l->jpeg_failed[lane] = 1;
-        if (b->plan->set.verbose) {
-            pthread_mutex_lock(&b->lock);
-            fprintf(stderr, "gpufilter: lane %d: %s; JPEG through libjpeg-turbo\n", lane, gf_error_detail(GF_ENODEV));
-            pthread_mutex_unlock(&b->lock);
-        }
-        gf_error_clear();
-    }
+    pthread_mutex_lock(&l->lock);
+    while (!l->jpeg_ready)
+        pthread_cond_wait(&l->jpeg_changed, &l->lock);
+    pthread_mutex_unlock(&l->lock);
     return l->jpeg[lane];
 }
 
@@ -568,10 +614,10 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
     if (*cpu)
         return GF_OK;
     gf_shape shape;
-    int hw;
+    int engines;
     const double t0 = gf_now_ms();
     gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, j->raw, j->raw_n, set->limit_pixels, &shape,
-                                    &hw);
+                                    &engines);
     if (st == GF_EFORMAT) {
         if (set->verbose)
             gf_timing(j->input, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
@@ -598,9 +644,11 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
         }
     }
     if (!st && set->verbose) {
-        char info[128];
+        char info[128], how[32] = "hybrid";
+        if (engines)
+            snprintf(how, sizeof how, "hardware, batch of %d", engines);
         snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
-                 gf_layout_name(shape.channels), hw ? "hardware" : "hybrid");
+                 gf_layout_name(shape.channels), how);
         gf_timing(j->input, "read", j->read_ms, NULL);
         gf_timing(j->input, "nvjpeg-dec", t1 - t0, info);
         gf_timing(j->input, jpeg_out ? "chain+enc" : "chain", gf_now_ms() - t1,
@@ -631,6 +679,8 @@ static gf_status load(batch *b, struct job *j, int gpu_jpeg)
     j->read_ms = gf_now_ms() - t0;
     if (st || (gpu_jpeg && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG)) {
         j->fmt = GF_FMT_JPEG;
+        if (!st)
+            want_jpeg(&b->lanes);
         return st;
     }
     return decode_raw(b, j);
@@ -825,6 +875,7 @@ int gf_batch(const gf_plan *plan)
     pthread_mutex_init(&b.lock, NULL);
     pthread_mutex_init(&b.lanes.lock, NULL);
     pthread_cond_init(&b.lanes.changed, NULL);
+    pthread_cond_init(&b.lanes.jpeg_changed, NULL);
     if (b.progress)
         count_inputs(&b);
     b.t0 = gf_now_ms();
@@ -832,10 +883,12 @@ int gf_batch(const gf_plan *plan)
     b.lanes.ready = 1; /* no lanes: the CPU */
     if (plan->nsteps && set->device != GF_DEVICE_CPU) {
         b.lanes.ready = 0;
-        if (pthread_create(&b.lanes.thread, NULL, open_lanes, &b) == 0)
+        if (pthread_create(&b.lanes.thread, NULL, open_lanes, &b) == 0) {
             b.lanes.started = 1;
-        else
+        } else {
+            b.lanes.closing = 1; /* no thread to open nvJPEG later: libjpeg-turbo */
             open_lanes(&b);
+        }
     }
     pthread_t *tid = calloc((size_t)b.nthreads, sizeof *tid);
     int started = 0;
@@ -849,6 +902,10 @@ int gf_batch(const gf_plan *plan)
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     free(tid);
+    pthread_mutex_lock(&b.lanes.lock);
+    b.lanes.closing = 1;
+    pthread_cond_broadcast(&b.lanes.jpeg_changed);
+    pthread_mutex_unlock(&b.lanes.lock);
     if (b.lanes.started)
         pthread_join(b.lanes.thread, NULL);
 
@@ -871,7 +928,6 @@ int gf_batch(const gf_plan *plan)
     }
     free(b.lanes.cu);
     free(b.lanes.jpeg);
-    free(b.lanes.jpeg_failed);
     free(b.lanes.busy);
     if (b.src.list && b.src.list != stdin)
         fclose(b.src.list);
@@ -880,5 +936,6 @@ int gf_batch(const gf_plan *plan)
     pthread_mutex_destroy(&b.lock);
     pthread_mutex_destroy(&b.lanes.lock);
     pthread_cond_destroy(&b.lanes.changed);
+    pthread_cond_destroy(&b.lanes.jpeg_changed);
     return b.failed || b.bad_lists || b.lanes.failed ? 1 : 0;
 }

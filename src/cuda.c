@@ -21,6 +21,7 @@
 
 struct gf_cuda {
     int device;
+    size_t memory; /* the device's, in bytes */
     char name[300];
     cudaStream_t stream;
     void *buf[2];      /* the chain's ping-pong image buffers */
@@ -206,6 +207,7 @@ gf_status gf_cuda_open(int index, gf_cuda **out)
         return gf_error(GF_ENODEV, "CUDA device %d does not work (%s)", dev, cudaGetErrorString(e));
     }
     cu->device = dev;
+    cu->memory = prop.totalGlobalMem;
     snprintf(cu->name, sizeof cu->name, "cuda:%d (%s, %d SMs, %.1f GiB)", dev, prop.name, prop.multiProcessorCount,
              prop.totalGlobalMem / 1073741824.0);
     *out = cu;
@@ -239,6 +241,11 @@ const char *gf_cuda_device_name(const gf_cuda *cu)
 int gf_cuda_device_index(const gf_cuda *cu)
 {
     return cu->device;
+}
+
+size_t gf_cuda_device_memory(const gf_cuda *cu)
+{
+    return cu->memory;
 }
 
 void gf_cuda_versions(char *buf, size_t size)

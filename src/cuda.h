@@ -37,6 +37,8 @@ void gf_cuda_pinned_prepare(gf_host_alloc *a, size_t bytes);
 void gf_cuda_prepare_transfers(gf_cuda *cu);
 const char *gf_cuda_device_name(const gf_cuda *cu);
 int gf_cuda_device_index(const gf_cuda *cu);
+/* The device's memory in bytes. */
+size_t gf_cuda_device_memory(const gf_cuda *cu);
 /* Runtime and driver versions for --version. */
 void gf_cuda_versions(char *buf, size_t size);
 

@@ -64,6 +64,12 @@ int gf_cuda_device_index(const gf_cuda *cu)
     return -1;
 }
 
+size_t gf_cuda_device_memory(const gf_cuda *cu)
+{
+    (void)cu;
+    return 0;
+}
+
 void gf_cuda_versions(char *buf, size_t size)
 {
     snprintf(buf, size, "CUDA: not built in (configured with --disable-cuda or without nvcc)");

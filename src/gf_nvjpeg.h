@@ -26,9 +26,10 @@ void gf_nvjpeg_version(char *buf, size_t size);
  * shape.  GF_EFORMAT (with the reason) where nvJPEG does not take the file
  * (CMYK, 12-bit, arithmetic coding, a corrupt stream): decode it on the CPU,
  * which gives the same image or the proper error.  Other failures (limits,
- * the device) stand.  *hw says whether the JPEG engines decoded it. */
+ * the device) stand.  *batch is the number of images the JPEG engines
+ * decoded with it, 0 where nvJPEG's hybrid decoder did. */
 gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
-                           size_t n, uint64_t limit, gf_shape *shape, int *hw);
+                           size_t n, uint64_t limit, gf_shape *shape, int *batch);
 
 /* Encodes the device image `dev` (8-bit gray or RGB) at `quality` with
  * optimized Huffman tables and libjpeg's chroma subsampling (4:2:0 for

@@ -4,14 +4,15 @@
  * default (hybrid) backend elsewhere (NVJPEG_STATUS_ARCH_MISMATCH), both
  * upsampling chroma by interpolation as libjpeg-turbo does (which brings the
  * pixels within 2 of libjpeg-turbo's instead of 32) and strict about the
- * bitstream; each lane has its own decode and encode states on its own
- * stream, the decode states made at first use (each costs about 0.1 s).  The
- * engines take baseline streams through the batched API (here a batch of one
- * per call; the lanes overlap); nvjpegDecode takes the progressive ones and
- * all of them without engines.  A stream whose markers do not walk cleanly
- * from SOI to EOI, or that has more scans than the CPU decoder allows, is
- * left to libjpeg-turbo, whose messages name the fault.  Every nvJPEG and
- * CUDA call is checked. */
+ * bitstream.  The engines work best on many images at once, so the lanes'
+ * baseline streams meet in the device's queue: the first lane to find the
+ * engines idle decodes every waiting request in one nvjpegDecodeBatched call,
+ * while the next batch gathers behind it.  nvjpegDecode, on the lane's own
+ * stream, takes the progressive streams and all of them without engines.
+ * Each lane has its own encode state.  A stream whose markers do not walk
+ * cleanly from SOI to EOI, or that has more scans than the CPU decoder
+ * allows, is left to libjpeg-turbo, whose messages name the fault.  Every
+ * nvJPEG and CUDA call is checked. */
 #include "config.h"
 #include "gf_nvjpeg.h"
 
@@ -26,6 +27,7 @@
 #include "gf_kernels.h"
 
 #define MAX_DEVICES 64 /* as -device cuda:N allows */
+#define MAX_BATCH 32  /* images in one call to the engines */
 
 static const char *nvjpeg_error(nvjpegStatus_t s)
 {
@@ -60,14 +62,38 @@ static gf_status fail(gf_status st, nvjpegStatus_t s, const char *what)
             return fail(st, s_, #call);                                                                               \
     } while (0)
 
-/* ---- the handles, one per device ------------------------------------- */
+/* ---- the handles and the engines' queues, one per device -------------- */
+
+/* A lane's baseline stream, waiting for the engines. */
+struct request {
+    const unsigned char *data;
+    size_t n;
+    nvjpegImage_t dst; /* device memory no GPU work is using */
+    nvjpegOutputFormat_t fmt;
+    nvjpegStatus_t status;
+    cudaError_t cuda;
+    int done;
+    struct request *next;
+};
+
+/* The requests waiting for a device's engines.  `busy` while a lane is
+ * decoding a batch; its state and stream are used by that lane alone. */
+struct engines {
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    struct request *waiting;
+    int busy;
+    nvjpegJpegState_t state; /* made with the handle (or at first use) */
+    cudaStream_t stream;
+};
 
 static struct {
     pthread_mutex_t lock;
     nvjpegHandle_t handle[MAX_DEVICES];
     int hardware[MAX_DEVICES];
     int users[MAX_DEVICES];
-} devices = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, {0}};
+    struct engines engines[MAX_DEVICES];
+} devices = {.lock = PTHREAD_MUTEX_INITIALIZER}; /* a device's engines are set up with its handle */
 
 static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
 {
@@ -93,6 +119,15 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
             if (s == NVJPEG_STATUS_SUCCESS)
                 break;
         }
+        if (s == NVJPEG_STATUS_SUCCESS) {
+            struct engines *e = &devices.engines[dev];
+            pthread_mutex_init(&e->lock, NULL);
+            pthread_cond_init(&e->done, NULL);
+            e->waiting = NULL, e->busy = 0, e->state = NULL, e->stream = NULL;
+            /* made now, with the handle, since it takes as long (a failure is met again at first use) */
+            if (devices.hardware[dev] && nvjpegJpegStateCreate(devices.handle[dev], &e->state) != NVJPEG_STATUS_SUCCESS)
+                e->state = NULL;
+        }
     }
     if (s == NVJPEG_STATUS_SUCCESS) {
         devices.users[dev]++;
@@ -109,10 +144,100 @@ static void give_handle(int dev)
 {
     pthread_mutex_lock(&devices.lock);
     if (--devices.users[dev] == 0) {
+        struct engines *e = &devices.engines[dev];
+        if (e->state)
+            nvjpegJpegStateDestroy(e->state);
+        if (e->stream)
+            cudaStreamDestroy(e->stream);
+        pthread_mutex_destroy(&e->lock);
+        pthread_cond_destroy(&e->done);
         nvjpegDestroy(devices.handle[dev]);
         devices.handle[dev] = NULL;
     }
     pthread_mutex_unlock(&devices.lock);
+}
+
+/* One call to the engines for r[0..k), all of output format `fmt`: its
+ * status, or in *cuda the CUDA error that stopped it. */
+static nvjpegStatus_t engines_call(struct engines *e, nvjpegHandle_t h, struct request **r, int k,
+                                   nvjpegOutputFormat_t fmt, cudaError_t *cuda)
+{
+    const unsigned char *data[MAX_BATCH];
+    size_t n[MAX_BATCH];
+    nvjpegImage_t dst[MAX_BATCH];
+    for (int i = 0; i < k; i++)
+        data[i] = r[i]->data, n[i] = r[i]->n, dst[i] = r[i]->dst;
+    *cuda = cudaSuccess;
+    if (!e->stream && (*cuda = cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        e->stream = NULL;
+        return NVJPEG_STATUS_EXECUTION_FAILED;
+    }
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (!e->state && (s = nvjpegJpegStateCreate(h, &e->state)) != NVJPEG_STATUS_SUCCESS) {
+        e->state = NULL;
+        return s;
+    }
+    /* initialised for each batch (its size), which also clears a failed one */
+    if ((s = nvjpegDecodeBatchedInitialize(h, e->state, k, 1, fmt)) != NVJPEG_STATUS_SUCCESS ||
+        (s = nvjpegDecodeBatched(h, e->state, data, n, dst, e->stream)) != NVJPEG_STATUS_SUCCESS)
+        return s;
+    if ((*cuda = cudaStreamSynchronize(e->stream)) != cudaSuccess)
+        return NVJPEG_STATUS_EXECUTION_FAILED;
+    return NVJPEG_STATUS_SUCCESS;
+}
+
+/* Decodes a batch, and where the engines refuse it, each of its images alone
+ * (so that one broken stream does not fail the others). */
+static void engines_run(struct engines *e, nvjpegHandle_t h, struct request **r, int k, nvjpegOutputFormat_t fmt)
+{
+    cudaError_t cuda;
+    const nvjpegStatus_t s = engines_call(e, h, r, k, fmt, &cuda);
+    for (int i = 0; i < k; i++)
+        r[i]->status = s, r[i]->cuda = cuda;
+    if (s != NVJPEG_STATUS_SUCCESS && cuda == cudaSuccess && k > 1)
+        for (int i = 0; i < k; i++)
+            r[i]->status = engines_call(e, h, &r[i], 1, fmt, &r[i]->cuda);
+}
+
+/* Queues `r` for the device's engines and returns when it is decoded: as
+ * part of a batch another lane ran, or of one this lane runs, of every
+ * request of its format waiting then (up to MAX_BATCH); *batch is its size. */
+static void engines_decode(int dev, nvjpegHandle_t h, struct request *r, int *batch)
+{
+    struct engines *e = &devices.engines[dev];
+    pthread_mutex_lock(&e->lock);
+    struct request **end = &e->waiting;
+    while (*end)
+        end = &(*end)->next;
+    *end = r;
+    r->next = NULL;
+    *batch = 0;
+    while (!r->done) {
+        if (e->busy) {
+            pthread_cond_wait(&e->done, &e->lock);
+            continue;
+        }
+        struct request *take[MAX_BATCH];
+        const nvjpegOutputFormat_t fmt = e->waiting->fmt;
+        int k = 0;
+        for (struct request **p = &e->waiting; *p && k < MAX_BATCH;)
+            if ((*p)->fmt == fmt) {
+                take[k++] = *p;
+                *p = (*p)->next;
+            } else {
+                p = &(*p)->next;
+            }
+        e->busy = 1;
+        pthread_mutex_unlock(&e->lock);
+        engines_run(e, h, take, k, fmt);
+        pthread_mutex_lock(&e->lock);
+        for (int i = 0; i < k; i++)
+            take[i]->done = k;
+        e->busy = 0;
+        pthread_cond_broadcast(&e->done);
+    }
+    *batch = r->done;
+    pthread_mutex_unlock(&e->lock);
 }
 
 /* ---- a lane's states ------------------------------------------------- */
@@ -122,8 +247,7 @@ struct gf_nvjpeg {
     nvjpegHandle_t h;
     cudaStream_t stream;
     nvjpegJpegStream_t parsed;
-    nvjpegJpegState_t batched[2]; /* the engines' batches of one: gray, RGB; made at first use */
-    nvjpegJpegState_t single;     /* nvjpegDecode's; made at first use */
+    nvjpegJpegState_t single; /* nvjpegDecode's; made at first use */
     nvjpegEncoderState_t enc;
     nvjpegEncoderParams_t params;
 };
@@ -136,7 +260,9 @@ gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out)
         return gf_error(GF_ENOMEM, "out of memory");
     j->device = gf_cuda_device_index(cu);
     j->stream = gf_cuda_stream(cu);
-    gf_status st = take_handle(j->device, &j->h, &j->hardware);
+    gf_status st = gf_cuda_status(cudaSetDevice(j->device), "cudaSetDevice");
+    if (!st)
+        st = take_handle(j->device, &j->h, &j->hardware);
     if (st) {
         free(j);
         return st;
@@ -167,9 +293,6 @@ void gf_nvjpeg_close(gf_nvjpeg *j)
         nvjpegEncoderStateDestroy(j->enc);
     if (j->single)
         nvjpegJpegStateDestroy(j->single);
-    for (int i = 0; i < 2; i++)
-        if (j->batched[i])
-            nvjpegJpegStateDestroy(j->batched[i]);
     if (j->parsed)
         nvjpegJpegStreamDestroy(j->parsed);
     give_handle(j->device);
@@ -204,11 +327,11 @@ static int clean_markers(const uint8_t *b, size_t n)
 }
 
 gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
-                           size_t n, uint64_t limit, gf_shape *shape, int *hw)
+                           size_t n, uint64_t limit, gf_shape *shape, int *batch)
 {
     int comps = 0, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
     nvjpegChromaSubsampling_t css;
-    *hw = 0;
+    *batch = 0;
     if (!clean_markers(buf, n))
         return gf_error(GF_EFORMAT, "nvJPEG: markers out of place");
     NVJ(GF_EFORMAT, nvjpegGetImageInfo(j->h, buf, n, &comps, &css, w, h));
@@ -229,40 +352,22 @@ gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int 
     int unsupported = 1;
     if (j->hardware)
         NVJ(GF_EFORMAT, nvjpegDecodeBatchedSupported(j->h, j->parsed, &unsupported));
-    if (!unsupported) {
-        const int k = comps == 3;
-        if (!j->batched[k]) {
-            nvjpegStatus_t s = nvjpegJpegStateCreate(j->h, &j->batched[k]);
-            if (s == NVJPEG_STATUS_SUCCESS)
-                s = nvjpegDecodeBatchedInitialize(j->h, j->batched[k], 1, 1, fmt);
-            if (s != NVJPEG_STATUS_SUCCESS) {
-                if (j->batched[k])
-                    nvjpegJpegStateDestroy(j->batched[k]);
-                j->batched[k] = NULL;
-                return fail(GF_ECUDA, s, "nvjpegDecodeBatchedInitialize");
-            }
-        }
-        /* the engines do not follow stream order: the buffer must be free first */
-        st = gf_cuda_status(cudaStreamSynchronize(j->stream), "before the JPEG engines");
-        if (st)
-            return st;
-        const unsigned char *data = buf;
-        const nvjpegStatus_t s = nvjpegDecodeBatched(j->h, j->batched[k], &data, &n, &dst, j->stream);
-        if (s != NVJPEG_STATUS_SUCCESS) {
-            /* a failed batch leaves the state to be initialised again */
-            if (nvjpegDecodeBatchedInitialize(j->h, j->batched[k], 1, 1, fmt) != NVJPEG_STATUS_SUCCESS) {
-                nvjpegJpegStateDestroy(j->batched[k]);
-                j->batched[k] = NULL;
-            }
-            return fail(GF_EFORMAT, s, "nvjpegDecodeBatched");
-        }
-        *hw = 1;
-    } else {
+    if (unsupported) {
         if (!j->single)
             NVJ(GF_ECUDA, nvjpegJpegStateCreate(j->h, &j->single));
         NVJ(GF_EFORMAT, nvjpegDecode(j->h, j->single, buf, n, fmt, &dst, j->stream));
+        return gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG decode");
     }
-    return gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG decode");
+    /* the engines do not follow stream order: the buffer must be free first */
+    if ((st = gf_cuda_status(cudaStreamSynchronize(j->stream), "before the JPEG engines")))
+        return st;
+    struct request r = {.data = buf, .n = n, .dst = dst, .fmt = fmt};
+    engines_decode(j->device, j->h, &r, batch);
+    if (r.cuda != cudaSuccess)
+        return gf_cuda_status(r.cuda, "the JPEG engines");
+    if (r.status != NVJPEG_STATUS_SUCCESS)
+        return fail(GF_EFORMAT, r.status, "nvjpegDecodeBatched");
+    return GF_OK;
 }
 
 gf_status gf_nvjpeg_encode(gf_nvjpeg *j, const gf_image *dev, int quality, uint8_t **out, size_t *len)

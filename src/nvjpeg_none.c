@@ -22,10 +22,10 @@ void gf_nvjpeg_version(char *buf, size_t size)
 }
 
 gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int nsteps, const uint8_t *buf,
-                           size_t n, uint64_t limit, gf_shape *shape, int *hw)
+                           size_t n, uint64_t limit, gf_shape *shape, int *batch)
 {
     (void)j, (void)cu, (void)steps, (void)nsteps, (void)buf, (void)n, (void)limit, (void)shape;
-    *hw = 0;
+    *batch = 0;
     return gf_error(GF_ENODEV, "this gpufilter was built without nvJPEG");
 }
 
