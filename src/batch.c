@@ -633,7 +633,7 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
     const gf_meta kept = gf_meta_kept(&j->meta, set->keep);
-    if (!st && jpeg_out && (kept.icc || kept.exif || kept.xmp || kept.density_x)) {
+    if (!st && jpeg_out && !gf_meta_empty(&kept)) {
         /* nvJPEG writes no metadata: the input's goes in */
         uint8_t *with;
         size_t with_len;

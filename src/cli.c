@@ -116,6 +116,7 @@ bad:
 FLAG_SETTING(set_nul_lists, nul_lists, 1)
 FLAG_SETTING(set_mirror, mirror, 1)
 FLAG_SETTING(set_auto_orient, auto_orient, 1)
+FLAG_SETTING(set_lenient, lenient, 1)
 FLAG_SETTING(set_strip, keep, 0)
 FLAG_SETTING(set_progress, progress, 1)
 
@@ -206,8 +207,9 @@ static gf_status set_keep(gf_settings *s, const char *a)
     static const struct {
         const char *name;
         unsigned bit;
-    } parts[] = {{"icc", GF_KEEP_ICC},         {"exif", GF_KEEP_EXIF}, {"xmp", GF_KEEP_XMP},
-                 {"density", GF_KEEP_DENSITY}, {"all", GF_KEEP_ALL},   {"none", 0}};
+    } parts[] = {{"icc", GF_KEEP_ICC},   {"exif", GF_KEEP_EXIF},         {"xmp", GF_KEEP_XMP},
+                 {"iptc", GF_KEEP_IPTC}, {"density", GF_KEEP_DENSITY}, {"text", GF_KEEP_TEXT},
+                 {"all", GF_KEEP_ALL},   {"none", 0}};
     unsigned keep = 0;
     for (const char *p = a;; p++) {
         const size_t len = strcspn(p, ",");
@@ -215,7 +217,8 @@ static gf_status set_keep(gf_settings *s, const char *a)
         while (i < sizeof parts / sizeof parts[0] && (strlen(parts[i].name) != len || strncasecmp(parts[i].name, p, len)))
             i++;
         if (i == sizeof parts / sizeof parts[0])
-            return gf_error(GF_EINVAL, "invalid -keep '%s' (want a list of icc, exif, xmp and density, or all, or none)",
+            return gf_error(GF_EINVAL,
+                            "invalid -keep '%s' (want a list of icc, exif, xmp, iptc, density and text, or all, or none)",
                             a);
         keep |= parts[i].bit;
         p += len;
@@ -240,9 +243,10 @@ const gf_setting gf_settings_table[] = {
      set_format},
     {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",
      set_auto_orient},
-    {"keep", GF_ARG_REQUIRED, "LIST", "the input's metadata outputs keep: icc,exif,xmp,density, all or none (all)",
+    {"keep", GF_ARG_REQUIRED, "LIST", "the input's metadata outputs keep: icc,exif,xmp,iptc,density,text, all or none (all)",
      set_keep},
     {"strip", GF_ARG_NONE, NULL, "write no metadata (-keep none)", set_strip},
+    {"lenient", GF_ARG_NONE, NULL, "keep what the decoder recovers from damaged data, with a warning", set_lenient},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
      set_bins},

@@ -36,6 +36,7 @@ typedef struct gf_settings {
     int mirror;         /* -mirror: outputs under DIR at the input's relative path */
     unsigned keep;      /* GF_KEEP_* bits: the metadata outputs get (-keep, -strip) */
     int auto_orient;    /* -auto-orient: the EXIF orientation applied first, the tag reset */
+    int lenient;        /* -lenient: what a damaged file's decoder recovered is kept, with a warning */
 } gf_settings;
 
 /* What the command line asks for. */

@@ -9,8 +9,17 @@
 
 typedef enum gf_format { GF_FMT_NONE = 0, GF_FMT_PNG, GF_FMT_JPEG, GF_FMT_PNM } gf_format;
 
+/* A text: a PNG tEXt, zTXt or iTXt chunk as read (so that a PNG output
+ * carries it unchanged, never inflated on the way), or a JPEG comment. */
+typedef struct gf_text {
+    char type[5];  /* "tEXt", "zTXt", "iTXt", or "COM" for a JPEG comment */
+    uint8_t *data; /* the chunk's data (keyword first), or the comment's bytes */
+    size_t len;
+} gf_text;
+
 /* What a file says about its pixels beyond them, carried to the output
- * unless -strip: the ICC colour profile, EXIF, XMP, the density. */
+ * unless -strip: the ICC colour profile, EXIF, XMP, IPTC, the density, the
+ * texts. */
 typedef struct gf_meta {
     uint8_t *icc; /* the profile's bytes, or NULL */
     size_t icc_len;
@@ -22,17 +31,44 @@ typedef struct gf_meta {
      * or pHYs's (unit 0 aspect only, 3 per metre); none when x is 0 */
     int density_unit;
     unsigned density_x, density_y;
+    uint8_t *iptc; /* a JPEG's APP13 "Photoshop 3.0" segment, whole (IPTC-NAA within), or NULL */
+    size_t iptc_len;
+    gf_text *text; /* PNG text chunks (XMP's aside) and JPEG comments, in file order */
+    size_t ntext;
 } gf_meta;
 enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY_METRE = 3 };
 /* Which of it an output gets (-keep, -strip) */
-enum { GF_KEEP_ICC = 1, GF_KEEP_EXIF = 2, GF_KEEP_XMP = 4, GF_KEEP_DENSITY = 8, GF_KEEP_ALL = 15 };
+enum {
+    GF_KEEP_ICC = 1,
+    GF_KEEP_EXIF = 2,
+    GF_KEEP_XMP = 4,
+    GF_KEEP_DENSITY = 8,
+    GF_KEEP_IPTC = 16,
+    GF_KEEP_TEXT = 32,
+    GF_KEEP_ALL = 63
+};
 /* m's parts in `keep`, sharing m's buffers (a view: not to be freed). */
 gf_meta gf_meta_kept(const gf_meta *m, unsigned keep);
 void gf_meta_free(gf_meta *m);
+/* 1 when m holds nothing to write. */
+int gf_meta_empty(const gf_meta *m);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
 #define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */
 #define GF_XMP_NS "http://ns.adobe.com/xap/1.0/" /* an XMP APP1 starts with it and a NUL */
 #define GF_MAX_XMP ((size_t)65533 - 2 - sizeof GF_XMP_NS) /* likewise (no extended XMP) */
+#define GF_IPTC_ID "Photoshop 3.0" /* an APP13 of Photoshop resources starts with it and a NUL */
+#define GF_MAX_COMMENT ((size_t)65533) /* what one JPEG COM segment holds */
+#define GF_MAX_TEXTS 256                 /* texts kept from one file; more are dropped, with a warning */
+#define GF_MAX_TEXT_BYTES ((size_t)4 << 20) /* likewise, their bytes in all */
+/* Appends a text of `type` holding data[0..n) to m (taking a copy), unless
+ * m holds GF_MAX_TEXTS or the bytes would pass GF_MAX_TEXT_BYTES: then 1
+ * (the text dropped); -1 out of memory; 0 kept. */
+int gf_meta_add_text(gf_meta *m, const char *type, const uint8_t *data, size_t n);
+/* The comment a text holds, for a JPEG COM segment: a JPEG comment itself,
+ * or a PNG text whose keyword is "Comment" (any case; zTXt and compressed
+ * iTXt inflated, up to GF_MAX_COMMENT bytes): 1 and a new buffer *out of
+ * *len bytes; 0 for another text; -1 out of memory. */
+int gf_text_comment(const gf_text *t, uint8_t **out, size_t *len);
 
 typedef struct gf_decode_opts {
     uint64_t limit_pixels; /* checked from the header, before any allocation */
@@ -40,6 +76,7 @@ typedef struct gf_decode_opts {
     int quiet;             /* -q: not even the warnings that say a file was repaired */
     const char *name;      /* for warnings */
     gf_meta *meta;         /* out, when not NULL: the file's metadata (zeroed first) */
+    int lenient;           /* keep what the decoder recovered from damaged data, with a warning */
 } gf_decode_opts;
 
 typedef struct gf_encode_opts {
@@ -74,10 +111,11 @@ void gf_exif_reset_orientation(gf_meta *m);
 /* The metadata of a JPEG file, read from its header alone (for a file a
  * GPU decodes): into *m, which is zeroed first. */
 gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);
-/* A copy of the JPEG file buf[0..n) with m's EXIF (APP1) and profile (APP2)
- * inserted after its SOI (and JFIF) segments, and m's density in its JFIF
- * segment (one made where there is none), for JPEG data an encoder wrote
- * without them. */
+/* A copy of the JPEG file buf[0..n) with m's EXIF and XMP (APP1), profile
+ * (APP2), IPTC (APP13) and comments (COM) inserted after its SOI (and JFIF)
+ * segments, in the order gf_jpeg_encode writes them, and m's density in its
+ * JFIF segment (one made where there is none), for JPEG data an encoder
+ * wrote without them. */
 gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len);
 
 /* Recognises the format from the first bytes, never from a name. */

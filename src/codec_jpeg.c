@@ -3,7 +3,8 @@
  * gray and YCbCr at any subsampling in, CMYK and YCCK converted to RGB; 8-bit
  * gray/RGB out.
  * Warnings that mean lost data (premature end, bad Huffman code, hit a marker
- * mid-scan) are errors: a partial image is never returned.
+ * mid-scan) are errors: a partial image is returned only under -lenient, and
+ * then with a warning.
  *
  * Decompression bombs: besides -limit-pixels (checked from the header, before
  * jpeg_start_decompress), libjpeg's working memory is capped (progressive
@@ -38,6 +39,8 @@ struct jerr {
     const gf_decode_opts *opts;
     size_t memory; /* the cap, for the message */
     int eof;       /* the data ended early (JWRN_JPEG_EOF) */
+    int lenient;   /* data lost is noted in msg, once, and decoding goes on */
+    int lost;      /* data was lost */
 };
 
 static void on_error_exit(j_common_ptr cinfo)
@@ -71,14 +74,18 @@ static void on_message(j_common_ptr cinfo, int level)
     int code = cinfo->err->msg_code;
     char buf[JMSG_LENGTH_MAX];
     cinfo->err->format_message(cinfo, buf);
-    if (code == JWRN_JPEG_EOF) {
-        snprintf(e->msg, sizeof e->msg, "truncated JPEG data");
-        e->eof = 1;
-        longjmp(e->jb, 1);
-    }
-    if (code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC || code == JWRN_HUFF_BAD_CODE) {
-        snprintf(e->msg, sizeof e->msg, "corrupt JPEG data: %s", buf);
-        longjmp(e->jb, 1);
+    if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC || code == JWRN_HUFF_BAD_CODE) {
+        if (!e->lost) {
+            if (code == JWRN_JPEG_EOF)
+                snprintf(e->msg, sizeof e->msg, "truncated JPEG data");
+            else
+                snprintf(e->msg, sizeof e->msg, "corrupt JPEG data: %s", buf);
+        }
+        e->eof |= code == JWRN_JPEG_EOF;
+        e->lost = 1;
+        if (!e->lenient)
+            longjmp(e->jb, 1);
+        return;
     }
     if (e->opts && e->opts->verbose)
         fprintf(stderr, "gpufilter: %s: libjpeg warning: %s\n", e->opts->name ? e->opts->name : "-", buf);
@@ -88,10 +95,13 @@ static void save_meta_markers(struct jpeg_decompress_struct *ci)
 {
     jpeg_save_markers(ci, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(ci, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_save_markers(ci, JPEG_APP0 + 13, 0xFFFF);
+    jpeg_save_markers(ci, JPEG_COM, 0xFFFF);
 }
 
 /* The ICC profile (libjpeg's reassembly of the APP2 markers, unless too
- * large) and the first EXIF APP1 among the saved markers. */
+ * large), the density, the first EXIF and XMP APP1s, the first Photoshop
+ * APP13 and the comments among the saved markers. */
 static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_decode_opts *o)
 {
     JOCTET *icc = NULL;
@@ -113,10 +123,19 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
         m->density_x = ci->X_density;
         m->density_y = ci->Y_density;
     }
+    int dropped = 0;
     for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next) {
-        if (k->marker != JPEG_APP0 + 1)
+        if (k->marker == JPEG_COM) {
+            dropped |= gf_meta_add_text(m, "COM", k->data, k->data_length) != 0;
+        } else if (k->marker == JPEG_APP0 + 13) {
+            if (!m->iptc && k->data_length > sizeof GF_IPTC_ID && !memcmp(k->data, GF_IPTC_ID, sizeof GF_IPTC_ID) &&
+                (m->iptc = malloc(k->data_length))) {
+                memcpy(m->iptc, k->data, k->data_length);
+                m->iptc_len = k->data_length;
+            }
+        } else if (k->marker != JPEG_APP0 + 1) {
             continue;
-        if (!m->exif && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6) &&
+        } else if (!m->exif && k->data_length > 6 && !memcmp(k->data, "Exif\0\0", 6) &&
             (m->exif = malloc(k->data_length - 6))) {
             memcpy(m->exif, k->data + 6, k->data_length - 6);
             m->exif_len = k->data_length - 6;
@@ -126,6 +145,9 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
             m->xmp_len = k->data_length - sizeof GF_XMP_NS;
         }
     }
+    if (dropped && o && !o->quiet)
+        fprintf(stderr, "gpufilter: %s: warning: comments past %d or %zu bytes dropped\n", o->name ? o->name : "-",
+                GF_MAX_TEXTS, GF_MAX_TEXT_BYTES);
 }
 
 /* An APP1 of `prefix` (its NUL included) and data[0..n) through libjpeg. */
@@ -244,8 +266,6 @@ static int scans_cover_frame(const uint8_t *b, size_t n)
     return c.nframe > 0;
 }
 
-/* One decode of buf[0..n); *eof says whether it failed for lack of data,
- * *complete whether a progressive file's coefficients all arrived. */
 /* A decoder's state with gpufilter's error and message handlers; NULL out of memory. */
 static struct jdec *new_jdec(const gf_decode_opts *o)
 {
@@ -259,12 +279,22 @@ static struct jdec *new_jdec(const gf_decode_opts *o)
     return d;
 }
 
-static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, int *eof,
-                             int *complete)
+/* One decode's outcome beyond its status. */
+struct attempt {
+    int lenient;  /* in: go on past lost data */
+    int eof;      /* the data ended early */
+    int lost;     /* data was lost (what `why` says) */
+    int complete; /* a progressive file's coefficients all arrived */
+    char why[JMSG_LENGTH_MAX + 64];
+};
+
+/* One decode of buf[0..n). */
+static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, struct attempt *a)
 {
     struct jdec *d = new_jdec(o);
     if (!d)
         return gf_error(GF_ENOMEM, "out of memory");
+    d->err.lenient = a->lenient;
     gf_status st = GF_OK;
     if (decode(d, buf, n)) {
         st = d->status ? d->status : gf_error(GF_EFORMAT, "%s", d->err.msg);
@@ -272,8 +302,10 @@ static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts 
     } else {
         *img = d->img;
     }
-    *eof = d->err.eof;
-    *complete = d->complete;
+    a->eof = d->err.eof;
+    a->lost = d->err.lost && !d->status;
+    a->complete = d->complete;
+    snprintf(a->why, sizeof a->why, "%s", d->err.msg);
     if (!st && o->meta) {
         gf_meta_free(o->meta);
         *o->meta = d->meta;
@@ -292,12 +324,35 @@ static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts 
  * component of a sequential one scanned), the marker was all that was
  * missing (as when a writer forgets it), and the image is kept with a
  * warning; else the data was cut short, and the file stays an error. */
+/* Where data was lost: a missing end marker alone repaired (above), else
+ * under -lenient what libjpeg recovered (the rest of a truncated scan, or of
+ * a damaged one after resynchronising, is filled as libjpeg fills it), with
+ * a warning; else the error stands. */
+static gf_status missing_eoi(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_status st);
+
 gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img)
 {
-    int eof = 0, complete = 0;
-    gf_status st = decode_once(buf, n, o, img, &eof, &complete);
-    if (!st || !eof || (n >= 2 && buf[n - 2] == 0xFF && buf[n - 1] == 0xD9))
+    struct attempt a = {0};
+    gf_status st = decode_once(buf, n, o, img, &a);
+    if (!st || !a.lost)
         return st;
+    if (a.eof && !(n >= 2 && buf[n - 2] == 0xFF && buf[n - 1] == 0xD9) && !missing_eoi(buf, n, o, img, st))
+        return GF_OK;
+    if (!o->lenient)
+        return st;
+    struct attempt l = {.lenient = 1};
+    gf_status st2 = decode_once(buf, n, o, img, &l);
+    if (st2)
+        return st; /* an error libjpeg cannot go past */
+    gf_error_clear();
+    if (!o->quiet)
+        fprintf(stderr, "gpufilter: %s: warning: %s; kept what was decoded (-lenient)\n", o->name ? o->name : "-",
+                l.why);
+    return GF_OK;
+}
+
+static gf_status missing_eoi(const uint8_t *buf, size_t n, const gf_decode_opts *o, gf_image *img, gf_status st)
+{
     char why[sizeof "truncated JPEG data"];
     snprintf(why, sizeof why, "%s", gf_error_detail(st));
     uint8_t *whole = malloc(n + 2);
@@ -306,11 +361,11 @@ gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, 
     memcpy(whole, buf, n);
     whole[n] = 0xFF;
     whole[n + 1] = 0xD9;
-    int again = 0;
-    gf_status st2 = decode_once(whole, n + 2, o, img, &again, &complete);
+    struct attempt a = {0};
+    gf_status st2 = decode_once(whole, n + 2, o, img, &a);
     const int whole_scans = scans_cover_frame(whole, n + 2);
     free(whole);
-    if (!st2 && (!complete || !whole_scans)) {
+    if (!st2 && (!a.complete || !whole_scans)) {
         gf_image_free(img);
         st2 = GF_EFORMAT;
     }
@@ -347,8 +402,11 @@ struct jenc {
 static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_opts *o)
 {
     struct jpeg_compress_struct *ci = &e->cinfo;
-    if (setjmp(e->err.jb))
-        return -1;
+    switch (setjmp(e->err.jb)) {
+    case 0: break;
+    case 2: return 2; /* out of memory */
+    default: return 1; /* libjpeg failed */
+    }
     jpeg_create_compress(ci);
     jpeg_stdio_dest(ci, f);
     ci->image_width = (JDIMENSION)img->width;
@@ -370,6 +428,17 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
         write_app1(ci, GF_XMP_NS, sizeof GF_XMP_NS, o->meta->xmp, o->meta->xmp_len);
     if (o->meta && o->meta->icc)
         jpeg_write_icc_profile(ci, o->meta->icc, (unsigned int)o->meta->icc_len);
+    if (o->meta && o->meta->iptc && o->meta->iptc_len <= 65533)
+        jpeg_write_marker(ci, JPEG_APP0 + 13, o->meta->iptc, (unsigned int)o->meta->iptc_len);
+    for (size_t i = 0; o->meta && i < o->meta->ntext; i++) {
+        uint8_t *com;
+        size_t len;
+        if (gf_text_comment(&o->meta->text[i], &com, &len) < 0)
+            longjmp(e->err.jb, 2);
+        if (com)
+            jpeg_write_marker(ci, JPEG_COM, com, (unsigned int)len);
+        free(com);
+    }
     while (ci->next_scanline < ci->image_height) {
         JSAMPROW row = (JSAMPROW)img->data + (size_t)ci->next_scanline * img->stride;
         jpeg_write_scanlines(ci, &row, 1);
@@ -390,7 +459,10 @@ gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     e->err.pub.emit_message = on_message;
     gf_status st = GF_OK;
     errno = 0;
-    if (encode(e, f, img, o))
+    const int r = encode(e, f, img, o);
+    if (r == 2)
+        st = gf_error(GF_ENOMEM, "out of memory");
+    else if (r)
         st = gf_error(GF_EIO, "cannot write JPEG data: %s", errno ? strerror(errno) : e->err.msg);
     jpeg_destroy_compress(&e->cinfo);
     free(e);
@@ -421,6 +493,16 @@ gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
     return st;
 }
 
+/* A marker segment FF `marker`, its length and data[0..n) at b + o: the
+ * offset after it. */
+static size_t put_segment(uint8_t *b, size_t o, uint8_t marker, const uint8_t *data, size_t n)
+{
+    const uint8_t head[4] = {0xFF, marker, (uint8_t)((n + 2) >> 8), (uint8_t)(n + 2)};
+    memcpy(b + o, head, 4);
+    memcpy(b + o + 4, data, n);
+    return o + 4 + n;
+}
+
 gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len)
 {
     enum { HEAD = 14, MOST = 65533 - HEAD }; /* "ICC_PROFILE\0", sequence, count; data per APP2 */
@@ -438,11 +520,26 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
     unsigned unit, dx, dy;
     const int density = jfif_density(m, &unit, &dx, &dy);
     const int exif = m->exif && m->exif_len <= GF_MAX_EXIF, xmp = m->xmp && m->xmp_len <= GF_MAX_XMP;
+    const int iptc = m->iptc && m->iptc_len <= 65533;
+    /* the comments, each a COM segment */
+    uint8_t **com = m->ntext ? calloc(m->ntext, sizeof *com) : NULL;
+    size_t *com_len = m->ntext ? calloc(m->ntext, sizeof *com_len) : NULL, coms = 0;
+    int oom = m->ntext && (!com || !com_len);
+    for (size_t i = 0; !oom && i < m->ntext; i++) {
+        oom = gf_text_comment(&m->text[i], &com[i], &com_len[i]) < 0;
+        coms += com[i] ? 4 + com_len[i] : 0;
+    }
     const size_t len = n + (density && !jfif ? 18 : 0) + (exif ? 10 + m->exif_len : 0) +
-                       (xmp ? 4 + sizeof GF_XMP_NS + m->xmp_len : 0) + (m->icc ? m->icc_len : 0) + count * (4 + HEAD);
-    uint8_t *b = malloc(len);
-    if (!b)
+                       (xmp ? 4 + sizeof GF_XMP_NS + m->xmp_len : 0) + (m->icc ? m->icc_len : 0) + count * (4 + HEAD) +
+                       (iptc ? 4 + m->iptc_len : 0) + coms;
+    uint8_t *b = oom ? NULL : malloc(len);
+    if (!b) {
+        for (size_t i = 0; com && i < m->ntext; i++)
+            free(com[i]);
+        free(com);
+        free(com_len);
         return gf_error(GF_ENOMEM, "out of memory");
+    }
     memcpy(b, buf, at);
     size_t o = at;
     if (density && !jfif) { /* a JFIF APP0 of its own, version 1.01 */
@@ -483,6 +580,15 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
         o += 4 + HEAD + part;
         done += part;
     }
+    if (iptc)
+        o = put_segment(b, o, 0xED, m->iptc, m->iptc_len);
+    for (size_t i = 0; i < m->ntext; i++) {
+        if (com[i])
+            o = put_segment(b, o, 0xFE, com[i], com_len[i]);
+        free(com[i]);
+    }
+    free(com);
+    free(com_len);
     memcpy(b + o, buf + at, n - at);
     *out = b;
     *out_len = o + n - at;

@@ -22,6 +22,8 @@ struct pngctx {
     gf_image img;
     png_bytep *rows;
     gf_meta meta;
+    int text_dropped;
+    int reading; /* the pixels are being read: under -lenient, what came is kept */
 };
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -51,17 +53,34 @@ static void mem_read(png_structp png, png_bytep out, size_t len)
 }
 
 /* libpng's callback for the chunks it passes on unread (only those asked
- * for): an uncompressed iTXt "XML:com.adobe.xmp" is the XMP packet.  The
- * text is taken raw, never inflated; other iTXt chunks are dropped. */
+ * for): an uncompressed iTXt "XML:com.adobe.xmp" is the XMP packet; other
+ * tEXt, zTXt and iTXt chunks are the texts.  All are taken raw, never
+ * inflated (a zTXt is a thousandfold zlib bomb of its own). */
 static int on_chunk(png_structp png, png_unknown_chunkp k)
 {
     struct pngctx *c = png_get_user_chunk_ptr(png);
     static const char key[] = "XML:com.adobe.xmp";
-    if (memcmp(k->name, "iTXt", 4))
+    const char *type = (const char *)k->name;
+    if (memcmp(type, "iTXt", 4) && memcmp(type, "tEXt", 4) && memcmp(type, "zTXt", 4))
         return 0; /* libpng's own rules */
     const uint8_t *d = k->data, *end = k->data + k->size;
-    if (c->meta.xmp || k->size < sizeof key + 2 || memcmp(d, key, sizeof key) || d[sizeof key] != 0)
-        return 1; /* another text, or compressed */
+    if (memcmp(type, "iTXt", 4) || k->size < sizeof key + 2 || memcmp(d, key, sizeof key) || d[sizeof key] != 0) {
+        const uint8_t *nul = memchr(d, 0, k->size < 80 ? k->size : 80);
+        if (!nul || nul == d)
+            return 1; /* no keyword of 1 to 79 bytes: not a text to carry */
+        char t[5] = {type[0], type[1], type[2], type[3], 0};
+        const int rc = gf_meta_add_text(&c->meta, t, d, k->size);
+        if (rc < 0) {
+            c->status = gf_error(GF_ENOMEM, "out of memory");
+            png_error(png, "alloc");
+        }
+        if (rc > 0 && !c->text_dropped++ && !c->opts->quiet)
+            fprintf(stderr, "gpufilter: %s: warning: text chunks past %d or %zu bytes dropped\n",
+                    c->opts->name ? c->opts->name : "-", GF_MAX_TEXTS, GF_MAX_TEXT_BYTES);
+        return 1;
+    }
+    if (c->meta.xmp)
+        return 1; /* a second XMP packet */
     const uint8_t *lang = d + sizeof key + 2, *trans = memchr(lang, 0, (size_t)(end - lang));
     const uint8_t *text = trans ? memchr(trans + 1, 0, (size_t)(end - trans - 1)) : NULL;
     if (!text || (size_t)(end - text - 1) > GF_MAX_XMP || !(c->meta.xmp = malloc((size_t)(end - text - 1) + 1)))
@@ -169,6 +188,11 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
     }
     for (png_uint_32 y = 0; y < h; y++)
         c->rows[y] = (png_bytep)c->img.data + (size_t)y * c->img.stride;
+    if (c->opts->lenient) { /* rows never reached stay 0: black, and transparent */
+        memset(c->img.data, 0, c->img.stride * (size_t)c->img.height);
+        png_set_crc_action(png, PNG_CRC_WARN_USE, PNG_CRC_WARN_USE);
+    }
+    c->reading = 1;
     png_read_image(png, c->rows);
     png_read_end(png, NULL);
     return 0;
@@ -184,7 +208,14 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
         return gf_error(GF_ENOMEM, "out of memory starting libpng");
     }
     gf_status st = GF_OK;
-    if (decode(png, info, &c)) {
+    int failed = decode(png, info, &c);
+    if (failed && o->lenient && c.reading && !c.status) {
+        if (!o->quiet)
+            fprintf(stderr, "gpufilter: %s: warning: %s; kept what was decoded (-lenient)\n", o->name ? o->name : "-",
+                    c.msg);
+        failed = 0;
+    }
+    if (failed) {
         st = c.status ? c.status : gf_error(GF_EFORMAT, "%s", c.msg);
         gf_image_free(&c.img);
         gf_meta_free(&c.meta);
@@ -519,6 +550,46 @@ static int write_iccp(FILE *f, const gf_meta *m)
     return rc;
 }
 
+/* 1 when s[0..n) is UTF-8 holding more than ASCII. */
+static int utf8_beyond_ascii(const uint8_t *s, size_t n)
+{
+    int beyond = 0;
+    for (size_t i = 0; i < n;) {
+        const uint8_t c = s[i];
+        const size_t more = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 9;
+        if (more == 9 || more > n - i - 1)
+            return 0;
+        for (size_t k = 1; k <= more; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+        beyond |= more > 0;
+        i += more + 1;
+    }
+    return beyond;
+}
+
+/* A text as a chunk: a PNG text as it was read; a JPEG comment as tEXt
+ * "Comment", or iTXt where it is UTF-8 beyond ASCII (none if it holds a NUL,
+ * which no PNG text can).  0, -1 on a write error, -2 out of memory. */
+static int write_text(FILE *f, const gf_text *t)
+{
+    if (strcmp(t->type, "COM"))
+        return write_chunk(f, t->type, t->data, t->len);
+    if (memchr(t->data, 0, t->len))
+        return 0;
+    const int itxt = utf8_beyond_ascii(t->data, t->len);
+    static const char key[] = "Comment\0\0\0\0"; /* iTXt: not compressed, no language or translation */
+    const size_t head = itxt ? sizeof key : 8;
+    uint8_t *chunk = malloc(head + t->len);
+    if (!chunk)
+        return -2;
+    memcpy(chunk, key, head);
+    memcpy(chunk + head, t->data, t->len);
+    const int rc = write_chunk(f, itxt ? "iTXt" : "tEXt", chunk, head + t->len);
+    free(chunk);
+    return rc;
+}
+
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
 {
     static const uint8_t types[4] = {0, 4, 2, 6}; /* G, GA, RGB, RGBA */
@@ -588,6 +659,11 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         put32(phys + 4, (uint32_t)(m->density_y * to_metre + 0.5));
         phys[8] = m->density_unit == GF_DENSITY_ASPECT ? 0 : 1;
         io = write_chunk(f, "pHYs", phys, sizeof phys);
+    }
+    for (size_t i = 0; !io && !oom && o->meta && i < o->meta->ntext; i++) {
+        const int rc = write_text(f, &o->meta->text[i]);
+        io = rc == -1 ? -1 : 0;
+        oom = rc == -2;
     }
     uLong adler = 1;
     for (int k = 0; !oom && k < w.nstrips;) {

@@ -75,7 +75,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 {
     const double t0 = gf_now_ms();
     gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name,
-                            !set->keep && !set->auto_orient ? NULL : meta};
+                            !set->keep && !set->auto_orient ? NULL : meta, set->lenient};
     if (meta)
         *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);

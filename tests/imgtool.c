@@ -15,6 +15,15 @@
  *   imgtool addmeta IN.jpg FROM OUT.jpg      inserts FROM's metadata (gf_jpeg_add_meta)
  *   imgtool addxmp IN.jpg XMP OUT.jpg        inserts XMP's bytes as the XMP packet
  *   imgtool xmp FILE OUT    writes FILE's XMP packet to OUT (exit 1: none)
+ *   imgtool iptc FILE OUT   writes FILE's APP13 segment to OUT (exit 1: none)
+ *   imgtool addiptc IN.jpg CAPTION OUT.jpg   inserts an APP13 whose IPTC record holds CAPTION (2:120)
+ *   imgtool addcomment IN.jpg TEXT OUT.jpg   inserts TEXT as a comment (COM)
+ *   imgtool addtext IN.png TYPE KEYWORD TEXT OUT.png   inserts a text chunk after IHDR
+ *                           (TYPE tEXt, zTXt compressed, or iTXt uncompressed;
+ *                           TEXT @FILE: FILE's bytes)
+ *   imgtool texts FILE      prints "TYPE LENGTH" for each text FILE holds, in order
+ *   imgtool text FILE N OUT writes text N's data (a chunk's, a comment's bytes) to OUT
+ *   imgtool comment FILE N OUT   writes the comment text N gives a JPEG to OUT (exit 1: none)
  *   imgtool diff A B        prints "MAXABS PSNR" of two images of one shape
  *                           (PSNR in dB against the depth's maximum; inf when equal) */
 #include "config.h"
@@ -23,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "codec.h"
 
@@ -97,6 +108,55 @@ static int splice(const char *in, const gf_meta *m, const char *out)
     }
     free(jpg);
     return rc;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
+/* IN.png with a TYPE text chunk of KEYWORD and TEXT (@FILE: FILE's bytes)
+ * inserted after IHDR. */
+static int add_text(const char *in, const char *type, const char *key, const char *arg, const char *out)
+{
+    uint8_t *png, *file = NULL;
+    size_t n, tlen = strlen(arg);
+    const char *text = arg;
+    if (arg[0] == '@' && gf_read_file(arg + 1, &file, &tlen))
+        return 2;
+    if (file)
+        text = (const char *)file;
+    if (gf_read_file(in, &png, &n) || n < 33)
+        return 2;
+    const size_t klen = strlen(key) + 1;
+    uLongf zlen = compressBound((uLong)tlen);
+    uint8_t *chunk = malloc(12 + klen + 4 + zlen + tlen), *d = chunk + 8;
+    if (!chunk)
+        return 2;
+    size_t len = klen;
+    memcpy(d, key, klen);
+    if (!strcmp(type, "zTXt")) {
+        d[len++] = 0; /* method */
+        compress2(d + len, &zlen, (const Bytef *)text, (uLong)tlen, 9);
+        len += zlen;
+    } else {
+        if (!strcmp(type, "iTXt")) { /* not compressed, no language, no translation */
+            memcpy(d + len, "\0\0\0", 4);
+            len += 4;
+        }
+        memcpy(d + len, text, tlen);
+        len += tlen;
+    }
+    put32(chunk, (uint32_t)len);
+    memcpy(chunk + 4, type, 4);
+    put32(d + len, (uint32_t)crc32(0, chunk + 4, (uInt)(len + 4)));
+    FILE *f = fopen(out, "wb");
+    const int ok = f && fwrite(png, 1, 33, f) == 33 && fwrite(chunk, 1, len + 12, f) == len + 12 &&
+                   fwrite(png + 33, 1, n - 33, f) == n - 33;
+    free(chunk);
+    free(png);
+    free(file);
+    return f && !fclose(f) && ok ? 0 : 2;
 }
 
 static gf_status emit(FILE *f, void *ctx)
@@ -187,6 +247,61 @@ int main(int argc, char **argv)
             rc = argv[1][0] == 'e'   ? write_bytes(argv[3], m.exif, m.exif_len)
                  : argv[1][0] == 'i' ? write_bytes(argv[3], m.icc, m.icc_len)
                                      : write_bytes(argv[3], m.xmp, m.xmp_len);
+        gf_meta_free(&m);
+        return rc;
+    }
+    if (argc == 4 && !strcmp(argv[1], "iptc")) {
+        gf_meta m = {0};
+        int rc = load_meta(argv[2], &m);
+        if (!rc)
+            rc = write_bytes(argv[3], m.iptc, m.iptc_len);
+        gf_meta_free(&m);
+        return rc;
+    }
+    if (argc == 5 && !strcmp(argv[1], "addiptc")) {
+        /* "Photoshop 3.0\0", then one 8BIM resource 0x0404 (IPTC-NAA), no name,
+         * holding the record 2:120 (caption), padded to an even size */
+        const size_t cap = strlen(argv[3]), rec = 5 + cap, pad = rec & 1;
+        uint8_t *b = malloc(14 + 12 + rec + pad);
+        if (!b)
+            return 2;
+        memcpy(b, "Photoshop 3.0\0" "8BIM\x04\x04\0\0", 22);
+        put32(b + 22, (uint32_t)rec);
+        memcpy(b + 26, "\x1c\x02\x78", 3);
+        b[29] = (uint8_t)(cap >> 8), b[30] = (uint8_t)cap;
+        memcpy(b + 31, argv[3], cap);
+        if (pad)
+            b[31 + cap] = 0;
+        const gf_meta m = {.iptc = b, .iptc_len = 26 + rec + pad};
+        const int rc = splice(argv[2], &m, argv[4]);
+        free(b);
+        return rc;
+    }
+    if (argc == 5 && !strcmp(argv[1], "addcomment")) {
+        gf_text t = {"COM", (uint8_t *)argv[3], strlen(argv[3])};
+        const gf_meta m = {.text = &t, .ntext = 1};
+        return splice(argv[2], &m, argv[4]);
+    }
+    if (argc == 7 && !strcmp(argv[1], "addtext"))
+        return add_text(argv[2], argv[3], argv[4], argv[5], argv[6]);
+    if ((argc == 3 && !strcmp(argv[1], "texts")) ||
+        (argc == 5 && (!strcmp(argv[1], "text") || !strcmp(argv[1], "comment")))) {
+        gf_meta m = {0};
+        int rc = load_meta(argv[2], &m);
+        const size_t k = argc == 5 ? strtoul(argv[3], NULL, 10) : 0;
+        if (!rc && argc == 3) {
+            for (size_t i = 0; i < m.ntext; i++)
+                printf("%s %zu\n", m.text[i].type, m.text[i].len);
+        } else if (!rc && k >= m.ntext) {
+            rc = 1;
+        } else if (!rc && argv[1][1] == 'e') {
+            rc = write_bytes(argv[4], m.text[k].data, m.text[k].len);
+        } else if (!rc) {
+            uint8_t *c = NULL;
+            size_t len = 0;
+            rc = gf_text_comment(&m.text[k], &c, &len) < 0 ? 2 : write_bytes(argv[4], c, len);
+            free(c);
+        }
         gf_meta_free(&m);
         return rc;
     }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: any bytes through the decoders (PNG, JPEG, PNM, sniffed
- * as gpufilter does, the ICC profile and EXIF read too, the orientation
- * reset), then a short CPU pipeline and the encoders (the metadata written
- * back).  Built by --enable-fuzzing (clang); run by tests/fuzz/run.sh. */
+ * as gpufilter does, the metadata read too, the orientation reset; and where
+ * the data is refused, again as under -lenient), then a short CPU pipeline
+ * and the encoders (the metadata written back).  Built by --enable-fuzzing (clang); run by tests/fuzz/run.sh. */
 #include "config.h"
 
 #include <stdio.h>
@@ -34,6 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gf_image img = {0};
     gf_format fmt;
     gf_status st = gf_decode(data, size, &o, &img, &fmt);
+    if (st == GF_EFORMAT) { /* and what -lenient recovers */
+        gf_meta_free(&meta);
+        o.lenient = 1;
+        st = gf_decode(data, size, &o, &img, &fmt);
+    }
     if (st == GF_OK && gf_exif_orientation(&meta) > 1) /* the EXIF reader and the in-place reset */
         gf_exif_reset_orientation(&meta);
     if (st == GF_OK &&
