@@ -686,6 +686,17 @@ static gf_status load(batch *b, struct job *j, int gpu_jpeg)
     return decode_raw(b, j);
 }
 
+/* The threads an image's CPU operations and PNG encoder may use: one while
+ * every worker has an image, more as the cores left idle by a batch's tail
+ * free up. */
+static int share(batch *b)
+{
+    pthread_mutex_lock(&b->lock);
+    const unsigned long long busy = b->dispatched - b->done - b->failed;
+    pthread_mutex_unlock(&b->lock);
+    return busy > 1 ? (int)(b->nthreads / busy) : b->nthreads;
+}
+
 /* Filters, encodes and writes an image, and frees the job; returns 0 when
  * the batch must stop (the GPU did not open). */
 static int finish(batch *b, struct job *j, gf_host_alloc *pool)
@@ -725,7 +736,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
         if (j->raw && cpu && !st && !(st = decode_raw(b, j)))
             pin(plan, pool, j);
         if (!st && !filtered)
-            st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &j->img, j->input);
+            st = gf_filter(plan, lane >= 0 ? b->lanes.cu[lane] : NULL, &j->img, j->input, share(b));
         if (lane >= 0)
             release_lane(&b->lanes, lane);
         if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
@@ -747,12 +758,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
             gf_timing(j->input, "write", gf_now_ms() - t0, NULL);
     } else if (!st) {
         blame = j->output;
-        /* the cores left idle by a batch's tail help the encoders */
-        pthread_mutex_lock(&b->lock);
-        const unsigned long long busy = b->dispatched - b->done - b->failed;
-        pthread_mutex_unlock(&b->lock);
-        st = gf_store(&plan->set, busy > 1 ? (int)(b->nthreads / busy) : b->nthreads, &j->img, &j->meta, j->fmt,
-                      j->output, j->input);
+        st = gf_store(&plan->set, share(b), &j->img, &j->meta, j->fmt, j->output, j->input);
     }
     finished(b, st, blame, j->mp);
 out:

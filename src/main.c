@@ -74,7 +74,8 @@ static void choose_device(void *ctx, const uint8_t *buf, size_t n)
         return;
     gf_shape shape;
     if (set->device == GF_DEVICE_AUTO && !gf_peek_shape(buf, n, &shape)) {
-        const double ms = gf_chain_cpu_ms(d->plan->steps, d->plan->nsteps, shape);
+        const double ms = gf_chain_cpu_ms(d->plan->steps, d->plan->nsteps, shape,
+                                          set->threads ? set->threads : gf_cpu_count());
         if (ms < CPU_RATHER_MS) {
             if (set->verbose)
                 fprintf(stderr, "gpufilter: running on the CPU (about %.0f ms of work, less than a GPU's start)\n",
@@ -117,13 +118,13 @@ static gf_status process(const gf_plan *plan, struct device *d, const char *inpu
     gf_step *owned = NULL;
     if (!st)
         st = gf_plan_oriented(plan, &meta, &oriented, &owned);
+    const int threads = plan->set.threads ? plan->set.threads : gf_cpu_count();
     if (!st && oriented.nsteps)
-        st = gf_filter(&oriented, d->cu, &img, name);
+        st = gf_filter(&oriented, d->cu, &img, name, threads);
     free(owned);
     if (!st && output) {
         *failed = strcmp(output, "-") ? output : "(stdout)";
-        st = gf_store(&plan->set, plan->set.threads ? plan->set.threads : gf_cpu_count(), &img, &meta, fmt, output,
-                      name);
+        st = gf_store(&plan->set, threads, &img, &meta, fmt, output, name);
     }
     gf_image_free(&img);
     gf_meta_free(&meta);

@@ -57,6 +57,9 @@ typedef gf_status gf_parse_fn(gf_step *s, const char *arg);
 typedef gf_status gf_shape_fn(const gf_step *s, const gf_shape *in, gf_shape *out);
 /* The CPU reference: `out` is allocated in the output shape (NULL for pass-through ops). */
 typedef gf_status gf_cpu_fn(const gf_step *s, const gf_image *in, gf_image *out);
+/* A fast CPU path (src/fast/): the reference's result bit for bit, on up to
+ * `threads` threads. */
+typedef gf_status gf_fast_fn(const gf_step *s, const gf_image *in, gf_image *out, int threads);
 
 struct gf_cuda;
 /* The GPU side of an op (kernels/<op>.cu); images hold device pointers.
@@ -79,6 +82,7 @@ typedef struct gf_op {
     gf_parse_fn *parse;   /* NULL: no argument */
     gf_shape_fn *shape;   /* NULL: the input's shape */
     gf_cpu_fn *cpu;
+    gf_fast_fn *fast;       /* NULL: the reference is the CPU path */
     const gf_cuda_op *cuda; /* NULL in a build without CUDA */
     int passthrough;        /* the image passes on unchanged (-histogram) */
     /* The CPU path's time per output sample on one core, in ns, for -device
@@ -100,9 +104,10 @@ gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out);
  * *most is the largest image (in bytes) along the way, the input included. */
 gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint64_t limit, size_t *most);
 
-/* The CPU path's estimated time for the steps on an image of `shape`, one
- * core, in ms (op->cpu_ns over each step's output); HUGE_VAL on a bad shape. */
-double gf_chain_cpu_ms(const gf_step *steps, int nsteps, gf_shape shape);
+/* The CPU path's estimated wall time for the steps on an image of `shape`,
+ * in ms (op->cpu_ns over each step's output, shared by `threads` where the
+ * op has a fast path); HUGE_VAL on a bad shape. */
+double gf_chain_cpu_ms(const gf_step *steps, int nsteps, gf_shape shape, int threads);
 
 /* Helpers both back ends share. */
 /* Integer blur taps q[0..radius] (q[i] for offsets +-i), summing to 2^bits. */

@@ -25,7 +25,7 @@ void gf_timing(const char *name, const char *stage, double ms, const char *info)
 }
 
 gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
-                          const char *name)
+                          const char *name, int threads)
 {
     for (int i = 0; i < nsteps; i++) {
         const gf_step *s = &steps[i];
@@ -40,7 +40,7 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
             if ((st = gf_step_shape(s, &in, &out)) || (st = gf_shape_check(&out, limit)) ||
                 (st = gf_image_alloc(&next, out.width, out.height, out.channels, out.depth)))
                 return st;
-            st = s->op->cpu(s, img, &next);
+            st = s->op->fast ? s->op->fast(s, img, &next, threads) : s->op->cpu(s, img, &next);
             if (st) {
                 gf_image_free(&next);
                 return st;
@@ -48,8 +48,12 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
             gf_image_free(img);
             *img = next;
         }
-        if (verbose)
-            gf_timing(name, s->op->name, gf_now_ms() - t0, "(cpu)");
+        if (verbose) {
+            char info[32] = "(cpu)";
+            if (s->op->fast)
+                snprintf(info, sizeof info, "(cpu, %d thread%s)", threads, threads == 1 ? "" : "s");
+            gf_timing(name, s->op->name, gf_now_ms() - t0, info);
+        }
     }
     return GF_OK;
 }
@@ -148,7 +152,7 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st)
     return 1;
 }
 
-gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name)
+gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name, int threads)
 {
     const gf_settings *set = &plan->set;
     gf_status st = GF_OK;
@@ -159,7 +163,7 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
         if (!set->quiet)
             fprintf(stderr, "gpufilter: %s: %s; running on the CPU instead\n", name, gf_error_detail(st));
     }
-    return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name);
+    return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name, threads);
 }
 
 gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt)

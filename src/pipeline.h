@@ -9,9 +9,10 @@ double gf_now_ms(void);
 /* Prints one -v timing line: "gpufilter: NAME: STAGE 1.234 ms INFO". */
 void gf_timing(const char *name, const char *stage, double ms, const char *info);
 
-/* Runs the steps on the CPU, each from one image into the next. */
+/* Runs the steps on the CPU, each from one image into the next, an op's
+ * fast path (on up to `threads` threads) where it has one. */
 gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
-                          const char *name);
+                          const char *name, int threads);
 
 /* After gf_cuda_open() failed with `st`: under -device auto (and unless the
  * failure is a bad setting) says so under -v and returns 1, and the caller
@@ -24,7 +25,7 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st);
  * calling read_done (when not NULL) with the file's bytes before it decodes
  * them; gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
- * or on the CPU; gf_store converts depth and format and writes OUTPUT
+ * or on the CPU (on up to `threads` threads); gf_store converts depth and format and writes OUTPUT
  * atomically, with `meta` where the format holds it, encoding on up to
  * `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
@@ -38,7 +39,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
                           gf_image *img, gf_format *fmt, gf_meta *meta);
 /* The format OUTPUT is written in: -format, else its extension, else infmt. */
 gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt);
-gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name);
+gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name, int threads);
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_meta *meta, gf_format infmt,
                    const char *output, const char *name);
 

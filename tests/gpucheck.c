@@ -157,7 +157,7 @@ static void check(const char *ops, const gf_image *src, int border)
     memcpy(a.data, src->data, src->stride * h);
     memcpy(b.data, src->data, src->stride * h);
     in_dir("c");
-    const gf_status st = gf_pipeline_cpu(plan.steps, plan.nsteps, &a, 1ull << 40, 0, "cpu");
+    const gf_status st = gf_pipeline_cpu(plan.steps, plan.nsteps, &a, 1ull << 40, 0, "cpu", 1);
     in_dir("../g");
     const gf_status sg = st ? st : gf_cuda_run(cu, plan.steps, plan.nsteps, &b, 1ull << 40, 0, "gpu");
     in_dir("..");

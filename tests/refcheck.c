@@ -3,8 +3,10 @@
  * written here, independently: float64 Gaussian, direct window sums, direct
  * 3x3 stencils, explicit index formulas, float64 bilinear rotation.  Each
  * op's test fragments from the op table, on random images of odd sizes, 1x1,
- * strips, every border, 8 and 16 bit, 1 to 4 channels.
- *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps) */
+ * strips, every border, 8 and 16 bit, 1 to 4 channels.  `fast`: every op's
+ * fast CPU path (src/fast/) against its reference, bit for bit, on the same
+ * grid and larger images, on 1, 2 and 5 threads.
+ *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps, fast) */
 #include "config.h"
 
 #include <math.h>
@@ -422,10 +424,55 @@ static void check_taps(void)
         }
 }
 
+static void check_fast(void)
+{
+    static const int more[][2] = {{300, 211}, {1, 500}, {513, 2}};
+    for (int k = 0; k < gf_nops; k++) {
+        const gf_op *op = &gf_ops[k];
+        if (!op->fast)
+            continue;
+        int na;
+        const char *const *args = tests_of(op->name, &na);
+        for (int si = 0; si < NSIZES + 3; si++)
+            for (int a = 0; a < na; a++)
+                for (int b = 0; b < 4; b++)
+                    for (int d = 8; d <= 16; d += 8) {
+                        const int w = si < NSIZES ? sizes[si][0] : more[si - NSIZES][0];
+                        const int h = si < NSIZES ? sizes[si][1] : more[si - NSIZES][1];
+                        const int c = 1 + (si + a + b) % 4, threads = 1 + (si + a + b + d / 8) % 3 * 2;
+                        gf_image in, want, got;
+                        random_image(&in, w, h, c, d, (a + b) % 2);
+                        gf_step s = make_step(args[a], b);
+                        run(&s, &in, &want);
+                        gf_shape os = gf_image_shape(&want);
+                        gf_status st = gf_image_alloc(&got, os.width, os.height, os.channels, os.depth);
+                        if (!st)
+                            st = op->fast(&s, &in, &got, threads);
+                        if (st) {
+                            fprintf(stderr, "FAIL fast %s: %s\n", op->name, gf_error_detail(st));
+                            exit(1);
+                        }
+                        checks++;
+                        for (int y = 0; y < os.height; y++)
+                            for (int x = 0; x < os.width; x++)
+                                for (int ch = 0; ch < os.channels; ch++) {
+                                    const unsigned g = gf_image_get(&got, x, y, ch), r = gf_image_get(&want, x, y, ch);
+                                    if (g != r) {
+                                        report("fast path", &in, &s, x, y, ch, g, r);
+                                        y = os.height, x = os.width, ch = os.channels; /* one report per image */
+                                    }
+                                }
+                        gf_image_free(&in);
+                        gf_image_free(&want);
+                        gf_image_free(&got);
+                    }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|rotate|histogram|equalize|taps\n");
+        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|rotate|histogram|equalize|taps|fast\n");
         return 2;
     }
     const char *w = argv[1];
@@ -445,6 +492,8 @@ int main(int argc, char **argv)
         check_equalize();
     else if (!strcmp(w, "taps"))
         check_taps();
+    else if (!strcmp(w, "fast"))
+        check_fast();
     else {
         fprintf(stderr, "refcheck: unknown check '%s'\n", w);
         return 2;

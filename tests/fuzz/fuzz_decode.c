@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == GF_OK && gf_exif_orientation(&meta) > 1) /* the EXIF reader and the in-place reset */
         gf_exif_reset_orientation(&meta);
     if (st == GF_OK &&
-        gf_pipeline_cpu(plan.steps, plan.nsteps, &img, 4 * limit, 0, "fuzz") == GF_OK) {
+        gf_pipeline_cpu(plan.steps, plan.nsteps, &img, 4 * limit, 0, "fuzz", 2) == GF_OK) {
         FILE *sink = fopen("/dev/null", "wb");
         if (sink) {
             gf_encode_opts e = {.quality = 75, .compress = 1, .meta = &meta};
