@@ -5,8 +5,9 @@
  * op's test fragments from the op table, on random images of odd sizes, 1x1,
  * strips, every border, 8 and 16 bit, 1 to 4 channels.  `fast`: every op's
  * fast CPU path (src/fast/) against its reference, bit for bit, on the same
- * grid and larger images, on 1, 2 and 5 threads.
- *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps, fast) */
+ * grid and larger images, on 1, 3 and 5 threads.
+ *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps)
+ *   refcheck fast [OP] */
 #include "config.h"
 
 #include <math.h>
@@ -424,12 +425,13 @@ static void check_taps(void)
         }
 }
 
-static void check_fast(void)
+/* The fast paths of every op, or of the op named `only`. */
+static void check_fast(const char *only)
 {
     static const int more[][2] = {{300, 211}, {1, 500}, {513, 2}};
     for (int k = 0; k < gf_nops; k++) {
         const gf_op *op = &gf_ops[k];
-        if (!op->fast)
+        if (!op->fast || (only && strcmp(op->name, only)))
             continue;
         int na;
         const char *const *args = tests_of(op->name, &na);
@@ -471,8 +473,8 @@ static void check_fast(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|rotate|histogram|equalize|taps|fast\n");
+    if (argc != 2 && !(argc == 3 && !strcmp(argv[1], "fast"))) {
+        fprintf(stderr, "usage: refcheck blur|box|laplacian|orient|rotate|histogram|equalize|taps|fast [OP]\n");
         return 2;
     }
     const char *w = argv[1];
@@ -493,7 +495,7 @@ int main(int argc, char **argv)
     else if (!strcmp(w, "taps"))
         check_taps();
     else if (!strcmp(w, "fast"))
-        check_fast();
+        check_fast(argc == 3 ? argv[2] : NULL);
     else {
         fprintf(stderr, "refcheck: unknown check '%s'\n", w);
         return 2;
