@@ -72,18 +72,14 @@ gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape 
     return r;
 }
 
-gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
+void gf_rotate_rows(const gf_step *s, const gf_image *in, gf_image *out, int y0, int y1)
 {
-    if (s->rotate.right) {
-        gf_orient_image(s->rotate.orient, in, out);
-        return GF_OK;
-    }
     const int W = in->width, H = in->height, C = in->channels, d = in->depth, OC = out->channels;
     const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
     const gf_rotation r = gf_rotate_plan(s, &is, &os);
     uint32_t bg[4];
     gf_rotate_background(s, OC, d, bg);
-    for (int y = 0; y < out->height; y++)
+    for (int y = y0; y < y1; y++)
         for (int x = 0; x < out->width; x++) {
             long ix, iy;
             uint32_t fx, fy;
@@ -104,5 +100,13 @@ gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
                     gf_rotate_mix(v[0], v[1], v[2], v[3], fx, fy, r.bits));
             }
         }
+}
+
+gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
+{
+    if (s->rotate.right)
+        gf_orient_image(s->rotate.orient, in, out);
+    else
+        gf_rotate_rows(s, in, out, 0, out->height);
     return GF_OK;
 }

@@ -37,6 +37,8 @@ static inline gf_status border_map(long n, long r, int border, long **out)
 
 /* The pixel moves of orient.c, also -rotate's at right angles. */
 void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out);
+/* -rotate at other angles (rotate.c): output rows y0..y1-1 of `out`. */
+void gf_rotate_rows(const gf_step *s, const gf_image *in, gf_image *out, int y0, int y1);
 
 /* Allocates n elements of `size` bytes with the multiplication checked. */
 static inline gf_status alloc_array(size_t n, size_t size, void **out)
