@@ -21,7 +21,7 @@ IMPLEMENTATIONS(orient)
 IMPLEMENTATIONS(rotate)
 IMPLEMENTATIONS(histogram)
 IMPLEMENTATIONS(equalize)
-gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_rotate; /* src/fast/ */
+gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate; /* src/fast/ */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else
@@ -196,12 +196,12 @@ const gf_op gf_ops[] = {
      parse_laplacian, NULL, gf_cpu_laplacian, gf_fast_laplacian, CUDA(laplacian), 0, ns_laplacian, LIST("-laplacian", "-laplacian=4"),
      LIST("-laplacian", "-laplacian=4")},
     {"transpose", GF_ARG_NONE, NULL, "mirror along the top-left to bottom-right diagonal", parse_transpose,
-     shape_orient, gf_cpu_orient, NULL, CUDA(orient), 0, ns_move, LIST("-transpose"), LIST("-transpose")},
+     shape_orient, gf_cpu_orient, gf_fast_orient, CUDA(orient), 0, ns_move, LIST("-transpose"), LIST("-transpose")},
     {"transverse", GF_ARG_NONE, NULL, "mirror along the top-right to bottom-left diagonal", parse_transverse,
-     shape_orient, gf_cpu_orient, NULL, CUDA(orient), 0, ns_move, LIST("-transverse"), LIST("-transverse")},
-    {"flip", GF_ARG_NONE, NULL, "mirror top-bottom", parse_flip, shape_orient, gf_cpu_orient, NULL, CUDA(orient), 0, ns_move,
+     shape_orient, gf_cpu_orient, gf_fast_orient, CUDA(orient), 0, ns_move, LIST("-transverse"), LIST("-transverse")},
+    {"flip", GF_ARG_NONE, NULL, "mirror top-bottom", parse_flip, shape_orient, gf_cpu_orient, gf_fast_orient, CUDA(orient), 0, ns_move,
      LIST("-flip"), LIST("-flip")},
-    {"flop", GF_ARG_NONE, NULL, "mirror left-right", parse_flop, shape_orient, gf_cpu_orient, NULL, CUDA(orient), 0, ns_move,
+    {"flop", GF_ARG_NONE, NULL, "mirror left-right", parse_flop, shape_orient, gf_cpu_orient, gf_fast_orient, CUDA(orient), 0, ns_move,
      LIST("-flop"), LIST("-flop")},
     {"rotate", GF_ARG_REQUIRED, "DEG", "rotate clockwise; multiples of 90 exact, others bilinear on an enlarged canvas",
      parse_rotate, shape_rotate, gf_cpu_rotate, gf_fast_rotate, CUDA(rotate), 0, ns_rotate,

@@ -17,11 +17,8 @@ void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out)
     uint8_t *dst = out->data;
     for (int y = 0; y < out->height; y++)
         for (int x = 0; x < out->width; x++) {
-            int sx = (o & GF_OR_SWAP) ? y : x, sy = (o & GF_OR_SWAP) ? x : y;
-            if (o & GF_OR_FX)
-                sx = W - 1 - sx;
-            if (o & GF_OR_FY)
-                sy = H - 1 - sy;
+            int sx, sy;
+            gf_orient_source(o, W, H, x, y, &sx, &sy);
             memcpy(dst + ((size_t)y * out->width + x) * px, src + ((size_t)sy * W + sx) * px, px);
         }
 }

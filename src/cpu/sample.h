@@ -35,8 +35,22 @@ static inline gf_status border_map(long n, long r, int border, long **out)
     return GF_OK;
 }
 
-/* The pixel moves of orient.c, also -rotate's at right angles. */
+/* The source (*sx, *sy) of output pixel (x, y) under symmetry o of a W x H
+ * input. */
+static inline void gf_orient_source(enum gf_orient o, int W, int H, int x, int y, int *sx, int *sy)
+{
+    *sx = (o & GF_OR_SWAP) ? y : x;
+    *sy = (o & GF_OR_SWAP) ? x : y;
+    if (o & GF_OR_FX)
+        *sx = W - 1 - *sx;
+    if (o & GF_OR_FY)
+        *sy = H - 1 - *sy;
+}
+
+/* The pixel moves of orient.c, also -rotate's at right angles; and the same
+ * on up to `threads` threads (src/fast/orient.c). */
 void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out);
+void gf_fast_orient_image(enum gf_orient o, const gf_image *in, gf_image *out, int threads);
 /* -rotate at other angles (rotate.c): output rows y0..y1-1 of `out`. */
 void gf_rotate_rows(const gf_step *s, const gf_image *in, gf_image *out, int y0, int y1);
 
