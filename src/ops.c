@@ -21,7 +21,8 @@ IMPLEMENTATIONS(orient)
 IMPLEMENTATIONS(rotate)
 IMPLEMENTATIONS(histogram)
 IMPLEMENTATIONS(equalize)
-gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate; /* src/fast/ */
+gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
+    gf_fast_equalize; /* src/fast/ */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else
@@ -210,12 +211,12 @@ const gf_op gf_ops[] = {
      LIST("-rotate 90", "-rotate 180", "-rotate 30")},
     {"histogram", GF_ARG_REQUIRED, "FILE",
      "write the histogram here (.csv, .json, .png chart, else text; - stdout); image unchanged", parse_histogram,
-     NULL, gf_cpu_histogram, NULL, CUDA(histogram), 1, ns_count,
+     NULL, gf_cpu_histogram, gf_fast_histogram, CUDA(histogram), 1, ns_count,
      LIST("-histogram h.csv", "-bins 16 -histogram h.txt", "-bins 1024 -histogram h.json",
           "-bins 65536 -histogram h.csv"),
      LIST("-histogram /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
-     gf_cpu_equalize, NULL, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
+     gf_cpu_equalize, gf_fast_equalize, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
 };
 const int gf_nops = (int)(sizeof gf_ops / sizeof gf_ops[0]);
 

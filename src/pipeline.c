@@ -32,7 +32,7 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
         double t0 = gf_now_ms();
         gf_status st;
         if (s->op->passthrough) {
-            if ((st = s->op->cpu(s, img, NULL)))
+            if ((st = s->op->fast ? s->op->fast(s, img, NULL, threads) : s->op->cpu(s, img, NULL)))
                 return st;
         } else {
             gf_shape in = gf_image_shape(img), out;
