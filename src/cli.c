@@ -207,19 +207,19 @@ static gf_status set_keep(gf_settings *s, const char *a)
     static const struct {
         const char *name;
         unsigned bit;
-    } parts[] = {{"icc", GF_KEEP_ICC},   {"exif", GF_KEEP_EXIF},         {"xmp", GF_KEEP_XMP},
-                 {"iptc", GF_KEEP_IPTC}, {"density", GF_KEEP_DENSITY}, {"text", GF_KEEP_TEXT},
-                 {"all", GF_KEEP_ALL},   {"none", 0}};
+    } parts[] = {{"icc", GF_KEEP_ICC},         {"exif", GF_KEEP_EXIF}, {"xmp", GF_KEEP_XMP}, {"iptc", GF_KEEP_IPTC},
+                 {"density", GF_KEEP_DENSITY}, {"text", GF_KEEP_TEXT}, {"all", GF_KEEP_ALL}, {"none", 0}};
     unsigned keep = 0;
     for (const char *p = a;; p++) {
         const size_t len = strcspn(p, ",");
         size_t i = 0;
-        while (i < sizeof parts / sizeof parts[0] && (strlen(parts[i].name) != len || strncasecmp(parts[i].name, p, len)))
+        while (i < sizeof parts / sizeof parts[0] &&
+               (strlen(parts[i].name) != len || strncasecmp(parts[i].name, p, len)))
             i++;
         if (i == sizeof parts / sizeof parts[0])
-            return gf_error(GF_EINVAL,
-                            "invalid -keep '%s' (want a list of icc, exif, xmp, iptc, density and text, or all, or none)",
-                            a);
+            return gf_error(
+                GF_EINVAL,
+                "invalid -keep '%s' (want a list of icc, exif, xmp, iptc, density and text, or all, or none)", a);
         keep |= parts[i].bit;
         p += len;
         if (!*p)
@@ -243,20 +243,19 @@ const gf_setting gf_settings_table[] = {
      set_format},
     {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",
      set_auto_orient},
-    {"keep", GF_ARG_REQUIRED, "LIST", "the input's metadata outputs keep: icc,exif,xmp,iptc,density,text, all or none (all)",
-     set_keep},
+    {"keep", GF_ARG_REQUIRED, "LIST",
+     "the input's metadata outputs keep: icc,exif,xmp,iptc,density,text, all or none (all)", set_keep},
     {"strip", GF_ARG_NONE, NULL, "write no metadata (-keep none)", set_strip},
     {"lenient", GF_ARG_NONE, NULL, "keep what the decoder recovers from damaged data, with a warning", set_lenient},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
-    {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)",
-     set_bins},
+    {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)", set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
     {"0", GF_ARG_NONE, NULL, "@LIST and @- hold NUL-terminated names (find -print0), not lines", set_nul_lists},
     {"mirror", GF_ARG_NONE, NULL, "batch mode: write each INPUT under DIR at its relative path, making folders",
      set_mirror},
-    {"threads", GF_ARG_REQUIRED, "N", "batch workers, and PNG deflate threads (number of cores)", set_threads},
-    {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)",
-     set_limit},
+    {"threads", GF_ARG_REQUIRED, "N", "batch workers; threads of one image's CPU operations and PNG deflate (cores)",
+     set_threads},
+    {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)", set_limit},
     {"v", GF_ARG_NONE, NULL, "per-stage timings on stderr", set_verbose},
     {"q", GF_ARG_NONE, NULL, "print nothing but errors", set_quiet},
     {"progress", GF_ARG_NONE, NULL, "progress bar on stderr in batch mode", set_progress},

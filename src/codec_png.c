@@ -653,7 +653,9 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     }
     if (!io && !oom && o->meta && o->meta->density_x) { /* per inch or cm become per metre, rounded */
         const gf_meta *m = o->meta;
-        const double to_metre = m->density_unit == GF_DENSITY_INCH ? 1 / 0.0254 : m->density_unit == GF_DENSITY_CM ? 100 : 1;
+        const double to_metre = m->density_unit == GF_DENSITY_INCH ? 1 / 0.0254
+                                : m->density_unit == GF_DENSITY_CM ? 100
+                                                                   : 1;
         uint8_t phys[9];
         put32(phys, (uint32_t)(m->density_x * to_metre + 0.5));
         put32(phys + 4, (uint32_t)(m->density_y * to_metre + 0.5));

@@ -44,14 +44,14 @@ struct blur {
     const long *mx, *my;
     int R, sh1, sh2, rows; /* rows per task */
     uint32_t max;
-    void *t;              /* the horizontal pass: W*H*C of uint16 (8-bit) or uint32 (16-bit) */
-    atomic_int failed;    /* a task ran out of memory */
+    void *t;           /* the horizontal pass: W*H*C of uint16 (8-bit) or uint32 (16-bit) */
+    atomic_int failed; /* a task ran out of memory */
 };
 
 /* One row of 8-bit samples through the horizontal taps: p is the padded
  * line (W + 2R pixels), acc n = W*C sums, t the row's results. */
-VECTOR_CLONES static void row8(const uint32_t *p, uint32_t *acc, uint16_t *t, size_t n, const uint32_t *q, int R,
-                              int C, int sh1)
+VECTOR_CLONES static void row8(const uint32_t *p, uint32_t *acc, uint16_t *t, size_t n, const uint32_t *q, int R, int C,
+                               int sh1)
 {
     const size_t c = (size_t)C;
     for (size_t e = 0; e < n; e++)
@@ -68,7 +68,7 @@ VECTOR_CLONES static void row8(const uint32_t *p, uint32_t *acc, uint16_t *t, si
 }
 
 VECTOR_CLONES static void row16(const uint64_t *p, uint64_t *acc, uint32_t *t, size_t n, const uint32_t *q, int R,
-                               int C, int sh1)
+                                int C, int sh1)
 {
     const size_t c = (size_t)C;
     for (size_t e = 0; e < n; e++)
@@ -198,7 +198,11 @@ gf_fast_fn gf_fast_blur;
 gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
     const int d = in->depth, R = s->blur.radius;
-    struct blur b = {.in = in, .out = out, .R = R, .sh1 = GF_BLUR_SHIFT1(d), .sh2 = GF_BLUR_SHIFT2(d),
+    struct blur b = {.in = in,
+                     .out = out,
+                     .R = R,
+                     .sh1 = GF_BLUR_SHIFT1(d),
+                     .sh2 = GF_BLUR_SHIFT2(d),
                      .max = (uint32_t)gf_maxval(d)};
     uint32_t *q = NULL;
     long *mx = NULL, *my = NULL;

@@ -132,8 +132,7 @@ static void vertical_narrow(void *ctx, int k)
     for (int y = y0; y < y1; y++) {
         if (y > y0) {
             const long in_row = b->my[y + 2 * R], out_row = b->my[y - 1];
-            slide32(acc, in_row >= 0 ? t + (size_t)in_row * n : NULL, out_row >= 0 ? t + (size_t)out_row * n : NULL,
-                    n);
+            slide32(acc, in_row >= 0 ? t + (size_t)in_row * n : NULL, out_row >= 0 ? t + (size_t)out_row * n : NULL, n);
         }
         mean8(acc, (uint8_t *)b->out->data + (size_t)y * n, n, (uint32_t)((2 * R + 1) * (2 * R + 1)));
     }

@@ -36,8 +36,8 @@ struct laplacian {
 
 /* |stencil| over the padded lines a, b, c (the rows above, at and below),
  * clamped to max, for the n = W*C samples of a row. */
-VECTOR_CLONES static void stencil(const int32_t *a, const int32_t *b, const int32_t *c, int32_t *r, size_t n,
-                                  size_t C, int four, int32_t max)
+VECTOR_CLONES static void stencil(const int32_t *a, const int32_t *b, const int32_t *c, int32_t *r, size_t n, size_t C,
+                                  int four, int32_t max)
 {
     if (four) {
         for (size_t e = 0; e < n; e++) {
@@ -47,8 +47,8 @@ VECTOR_CLONES static void stencil(const int32_t *a, const int32_t *b, const int3
         }
     } else {
         for (size_t e = 0; e < n; e++) {
-            int32_t v = 9 * b[e + C] -
-                        (a[e] + a[e + C] + a[e + 2 * C] + b[e] + b[e + C] + b[e + 2 * C] + c[e] + c[e + C] + c[e + 2 * C]);
+            int32_t v = 9 * b[e + C] - (a[e] + a[e + C] + a[e + 2 * C] + b[e] + b[e + C] + b[e + 2 * C] + c[e] +
+                                        c[e + C] + c[e + 2 * C]);
             v = v < 0 ? -v : v;
             r[e] = v > max ? max : v;
         }
