@@ -72,41 +72,41 @@ gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape 
     return r;
 }
 
-void gf_rotate_rows(const gf_step *s, const gf_image *in, gf_image *out, int y0, int y1)
+void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image *in, gf_image *out, int x, int y)
 {
     const int W = in->width, H = in->height, C = in->channels, d = in->depth, OC = out->channels;
-    const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
-    const gf_rotation r = gf_rotate_plan(s, &is, &os);
-    uint32_t bg[4];
-    gf_rotate_background(s, OC, d, bg);
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < out->width; x++) {
-            long ix, iy;
-            uint32_t fx, fy;
-            gf_rotate_axis(r.x0 + x * r.xx + y * r.xy, r.bits, &ix, &fx);
-            gf_rotate_axis(r.y0 + x * r.yx + y * r.yy, r.bits, &iy, &fy);
-            for (int c = 0; c < OC; c++) {
-                uint32_t v[4]; /* the neighbours (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1) */
-                for (int k = 0; k < 4; k++) {
-                    const long xi = ix + (k & 1), yi = iy + (k >> 1);
-                    if (xi < 0 || yi < 0 || xi >= W || yi >= H)
-                        v[k] = bg[c];
-                    else if (c < C)
-                        v[k] = ld(in->data, ((size_t)yi * W + xi) * C + c, d);
-                    else
-                        v[k] = gf_maxval(d); /* alpha added to an opaque image */
-                }
-                put(out->data, ((size_t)y * out->width + x) * OC + c, d,
-                    gf_rotate_mix(v[0], v[1], v[2], v[3], fx, fy, r.bits));
-            }
+    long ix, iy;
+    uint32_t fx, fy;
+    gf_rotate_axis(r->x0 + x * r->xx + y * r->xy, r->bits, &ix, &fx);
+    gf_rotate_axis(r->y0 + x * r->yx + y * r->yy, r->bits, &iy, &fy);
+    for (int c = 0; c < OC; c++) {
+        uint32_t v[4]; /* the neighbours (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1) */
+        for (int k = 0; k < 4; k++) {
+            const long xi = ix + (k & 1), yi = iy + (k >> 1);
+            if (xi < 0 || yi < 0 || xi >= W || yi >= H)
+                v[k] = bg[c];
+            else if (c < C)
+                v[k] = ld(in->data, ((size_t)yi * W + xi) * C + c, d);
+            else
+                v[k] = gf_maxval(d); /* alpha added to an opaque image */
         }
+        put(out->data, ((size_t)y * out->width + x) * OC + c, d,
+            gf_rotate_mix(v[0], v[1], v[2], v[3], fx, fy, r->bits));
+    }
 }
 
 gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    if (s->rotate.right)
+    if (s->rotate.right) {
         gf_orient_image(s->rotate.orient, in, out);
-    else
-        gf_rotate_rows(s, in, out, 0, out->height);
+        return GF_OK;
+    }
+    const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
+    const gf_rotation r = gf_rotate_plan(s, &is, &os);
+    uint32_t bg[4];
+    gf_rotate_background(s, out->channels, in->depth, bg);
+    for (int y = 0; y < out->height; y++)
+        for (int x = 0; x < out->width; x++)
+            gf_rotate_pixel(&r, bg, in, out, x, y);
     return GF_OK;
 }

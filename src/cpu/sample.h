@@ -51,8 +51,9 @@ static inline void gf_orient_source(enum gf_orient o, int W, int H, int x, int y
  * on up to `threads` threads (src/fast/orient.c). */
 void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out);
 void gf_fast_orient_image(enum gf_orient o, const gf_image *in, gf_image *out, int threads);
-/* -rotate at other angles (rotate.c): output rows y0..y1-1 of `out`. */
-void gf_rotate_rows(const gf_step *s, const gf_image *in, gf_image *out, int y0, int y1);
+/* -rotate at other angles (rotate.c): output pixel (x, y) of `out` by plan
+ * r (gf_rotate_plan) over the background bg (gf_rotate_background). */
+void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image *in, gf_image *out, int x, int y);
 
 /* Allocates n elements of `size` bytes with the multiplication checked. */
 static inline gf_status alloc_array(size_t n, size_t size, void **out)
