@@ -15,9 +15,7 @@
  * 2^32 with the rounding); 16-bit images take 64-bit lanes. */
 #include "config.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3") /* the loops below are written for the vectoriser; -O2 leaves them scalar */
-#endif
+#include "vector.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,17 +23,6 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
-
-/* x86-64: an AVX2 build of the loops beside the baseline one, chosen when the
- * program starts by what the CPU has; elsewhere the baseline alone. */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef VECTOR_CLONES
-#define VECTOR_CLONES
-#endif
 
 struct blur {
     const gf_image *in;

@@ -18,9 +18,7 @@
  * below 2^64, the quotients below 2^16: one step too). */
 #include "config.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3") /* the row loops are written for the vectoriser; -O2 leaves them scalar */
-#endif
+#include "vector.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,14 +27,6 @@
 #include "../cpu/sample.h"
 #include "../parallel.h"
 
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef VECTOR_CLONES
-#define VECTOR_CLONES
-#endif
 
 enum { NARROW_RADIUS = 127 }; /* 8-bit images up to this radius take 16- and 32-bit lanes */
 

@@ -7,9 +7,7 @@
  * on every channel at once in 32-bit lanes; alpha is then copied over. */
 #include "config.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3") /* the row loop is written for the vectoriser; -O2 leaves it scalar */
-#endif
+#include "vector.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -17,14 +15,6 @@
 #include "../cpu/sample.h"
 #include "../parallel.h"
 
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef VECTOR_CLONES
-#define VECTOR_CLONES
-#endif
 
 struct laplacian {
     const gf_image *in;

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Included first by the fast paths whose loops are written for the
+ * compiler's vectoriser: GCC's -O3 for the file (-O2 leaves such loops
+ * scalar), and VECTOR_CLONES, which on x86-64 builds a function twice,
+ * baseline and AVX2, the program choosing by the CPU when it starts (the
+ * build itself stays -march-neutral). */
+#ifndef GF_FAST_VECTOR_H
+#define GF_FAST_VECTOR_H
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
+#endif
