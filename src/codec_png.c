@@ -194,7 +194,7 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
     }
     c->reading = 1;
     png_read_image(png, c->rows);
-    png_read_end(png, NULL);
+    png_read_end(png, info); /* texts after the image data reach on_chunk too */
     return 0;
 }
 

@@ -19,8 +19,8 @@
  *   imgtool addiptc IN.jpg CAPTION OUT.jpg   inserts an APP13 whose IPTC record holds CAPTION (2:120)
  *   imgtool addcomment IN.jpg TEXT OUT.jpg   inserts TEXT as a comment (COM)
  *   imgtool addtext IN.png TYPE KEYWORD TEXT OUT.png   inserts a text chunk after IHDR
- *                           (TYPE tEXt, zTXt compressed, or iTXt uncompressed;
- *                           TEXT @FILE: FILE's bytes)
+ *                           (TYPE tEXt, zTXt compressed, or iTXt uncompressed; end:TYPE
+ *                           before IEND, after the image data; TEXT @FILE: FILE's bytes)
  *   imgtool texts FILE      prints "TYPE LENGTH" for each text FILE holds, in order
  *   imgtool text FILE N OUT writes text N's data (a chunk's, a comment's bytes) to OUT
  *   imgtool comment FILE N OUT   writes the comment text N gives a JPEG to OUT (exit 1: none)
@@ -119,6 +119,9 @@ static void put32(uint8_t *p, uint32_t v)
  * inserted after IHDR. */
 static int add_text(const char *in, const char *type, const char *key, const char *arg, const char *out)
 {
+    const int at_end = !strncmp(type, "end:", 4);
+    if (at_end)
+        type += 4;
     uint8_t *png, *file = NULL;
     size_t n, tlen = strlen(arg);
     const char *text = arg;
@@ -151,8 +154,9 @@ static int add_text(const char *in, const char *type, const char *key, const cha
     memcpy(chunk + 4, type, 4);
     put32(d + len, (uint32_t)crc32(0, chunk + 4, (uInt)(len + 4)));
     FILE *f = fopen(out, "wb");
-    const int ok = f && fwrite(png, 1, 33, f) == 33 && fwrite(chunk, 1, len + 12, f) == len + 12 &&
-                   fwrite(png + 33, 1, n - 33, f) == n - 33;
+    const size_t at = at_end ? n - 12 : 33; /* before IEND (the file's last 12 bytes), or after IHDR */
+    const int ok = f && fwrite(png, 1, at, f) == at && fwrite(chunk, 1, len + 12, f) == len + 12 &&
+                   fwrite(png + at, 1, n - at, f) == n - at;
     free(chunk);
     free(png);
     free(file);
