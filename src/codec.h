@@ -31,7 +31,9 @@ typedef struct gf_meta {
      * or pHYs's (unit 0 aspect only, 3 per metre); none when x is 0 */
     int density_unit;
     unsigned density_x, density_y;
-    uint8_t *iptc; /* a JPEG's APP13 "Photoshop 3.0" segment, whole (IPTC-NAA within), or NULL */
+    /* a JPEG's APP13 "Photoshop 3.0" segment, whole (IPTC-NAA within), or
+     * the same from a PNG's tEXt "Raw profile type 8bim" (ImageMagick's), or NULL */
+    uint8_t *iptc;
     size_t iptc_len;
     gf_text *text; /* PNG text chunks (XMP's aside) and JPEG comments, in file order */
     size_t ntext;

@@ -52,10 +52,56 @@ static void mem_read(png_structp png, png_bytep out, size_t len)
     c->off += len;
 }
 
+/* IPTC in PNG, as ImageMagick writes it: a tEXt "Raw profile type 8bim"
+ * holding "\n8bim\n", the length in 8 columns, and the Photoshop resources
+ * of a JPEG's APP13 (without its "Photoshop 3.0" header) in hexadecimal,
+ * 36 bytes a line, each line after a newline, and a last newline. */
+static const char RAW_8BIM[] = "Raw profile type 8bim";
+#define IPTC_HEAD (sizeof GF_IPTC_ID) /* "Photoshop 3.0" and its NUL */
+
+/* The APP13 segment a raw profile's text[0..n) holds, into *iptc (0), or 1
+ * where it is not one. */
+static int iptc_from_raw_profile(const uint8_t *text, size_t n, uint8_t **iptc, size_t *len)
+{
+    const uint8_t *end = text + n;
+    if (n < 7 || memcmp(text, "\n8bim\n", 6))
+        return 1;
+    const uint8_t *s = text + 6;
+    while (s < end && *s == ' ')
+        s++;
+    size_t bytes = 0;
+    for (; s < end && *s >= '0' && *s <= '9'; s++)
+        if ((bytes = bytes * 10 + (size_t)(*s - '0')) > 65533 - IPTC_HEAD)
+            return 1; /* more than one JPEG segment holds */
+    uint8_t *b = malloc(IPTC_HEAD + bytes);
+    if (!b)
+        return 1;
+    memcpy(b, GF_IPTC_ID, IPTC_HEAD);
+    size_t got = 0;
+    for (int half = 0, v = 0; s < end && got < bytes; s++) {
+        const int h = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+        if (h < 0 && (*s == '\n' || *s == ' '))
+            continue;
+        if (h < 0)
+            break;
+        v = v << 4 | h;
+        if ((half ^= 1) == 0)
+            b[IPTC_HEAD + got++] = (uint8_t)v, v = 0;
+    }
+    if (got != bytes) {
+        free(b);
+        return 1;
+    }
+    *iptc = b;
+    *len = IPTC_HEAD + bytes;
+    return 0;
+}
+
 /* libpng's callback for the chunks it passes on unread (only those asked
- * for): an uncompressed iTXt "XML:com.adobe.xmp" is the XMP packet; other
- * tEXt, zTXt and iTXt chunks are the texts.  All are taken raw, never
- * inflated (a zTXt is a thousandfold zlib bomb of its own). */
+ * for): an uncompressed iTXt "XML:com.adobe.xmp" is the XMP packet; a tEXt
+ * "Raw profile type 8bim" the IPTC; other tEXt, zTXt and iTXt chunks are the
+ * texts.  All are taken raw, never inflated (a zTXt is a thousandfold zlib
+ * bomb of its own). */
 static int on_chunk(png_structp png, png_unknown_chunkp k)
 {
     struct pngctx *c = png_get_user_chunk_ptr(png);
@@ -68,6 +114,10 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
         const uint8_t *nul = memchr(d, 0, k->size < 80 ? k->size : 80);
         if (!nul || nul == d)
             return 1; /* no keyword of 1 to 79 bytes: not a text to carry */
+        if (!memcmp(type, "tEXt", 4) && !c->meta.iptc && (size_t)(nul - d) == sizeof RAW_8BIM - 1 &&
+            !memcmp(d, RAW_8BIM, sizeof RAW_8BIM - 1) &&
+            !iptc_from_raw_profile(nul + 1, (size_t)(end - nul - 1), &c->meta.iptc, &c->meta.iptc_len))
+            return 1;
         char t[5] = {type[0], type[1], type[2], type[3], 0};
         const int rc = gf_meta_add_text(&c->meta, t, d, k->size);
         if (rc < 0) {
@@ -568,6 +618,29 @@ static int utf8_beyond_ascii(const uint8_t *s, size_t n)
     return beyond;
 }
 
+/* m's IPTC as ImageMagick's raw profile (above): 0, -1 on a write error,
+ * -2 out of memory. */
+static int write_raw_profile(FILE *f, const gf_meta *m)
+{
+    static const char hex[] = "0123456789abcdef";
+    const size_t n = m->iptc_len - IPTC_HEAD, key = sizeof RAW_8BIM; /* and its NUL */
+    uint8_t *chunk = malloc(key + 16 + 2 * n + n / 36 + 2);
+    if (!chunk)
+        return -2;
+    memcpy(chunk, RAW_8BIM, key);
+    size_t o = key + (size_t)sprintf((char *)chunk + key, "\n8bim\n%8zu", n);
+    for (size_t i = 0; i < n; i++) {
+        if (i % 36 == 0)
+            chunk[o++] = '\n';
+        chunk[o++] = (uint8_t)hex[m->iptc[IPTC_HEAD + i] >> 4];
+        chunk[o++] = (uint8_t)hex[m->iptc[IPTC_HEAD + i] & 15];
+    }
+    chunk[o++] = '\n';
+    const int rc = write_chunk(f, "tEXt", chunk, o);
+    free(chunk);
+    return rc;
+}
+
 /* A text as a chunk: a PNG text as it was read; a JPEG comment as tEXt
  * "Comment", or iTXt where it is UTF-8 beyond ASCII (none if it holds a NUL,
  * which no PNG text can).  0, -1 on a write error, -2 out of memory. */
@@ -661,6 +734,12 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         put32(phys + 4, (uint32_t)(m->density_y * to_metre + 0.5));
         phys[8] = m->density_unit == GF_DENSITY_ASPECT ? 0 : 1;
         io = write_chunk(f, "pHYs", phys, sizeof phys);
+    }
+    if (!io && !oom && o->meta && o->meta->iptc && o->meta->iptc_len > IPTC_HEAD &&
+        !memcmp(o->meta->iptc, GF_IPTC_ID, IPTC_HEAD)) {
+        const int rc = write_raw_profile(f, o->meta);
+        io = rc == -1 ? -1 : 0;
+        oom = rc == -2;
     }
     for (size_t i = 0; !io && !oom && o->meta && i < o->meta->ntext; i++) {
         const int rc = write_text(f, &o->meta->text[i]);
