@@ -24,6 +24,7 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
+#include "line.h"
 
 struct blur {
     const gf_image *in;
@@ -141,15 +142,7 @@ static void horizontal(void *ctx, int k)
     const int y1 = (k + 1) * b->rows < in->height ? (k + 1) * b->rows : in->height;
     for (int y = k * b->rows; y < y1; y++) {
         const size_t row = (size_t)y * n;
-        for (int x = 0; x < W + 2 * R; x++) /* the padded line */
-            for (int c = 0; c < C; c++) {
-                const long sx = b->mx[x];
-                const uint32_t v = sx >= 0 ? ld(in->data, row + (size_t)sx * (size_t)C + (size_t)c, in->depth) : 0;
-                if (wide)
-                    ((uint64_t *)p)[(size_t)x * (size_t)C + (size_t)c] = v;
-                else
-                    ((uint32_t *)p)[(size_t)x * (size_t)C + (size_t)c] = v;
-            }
+        gf_pad_line(in, y, b->mx, R, p, (int)lane);
         if (wide)
             row16(p, acc, (uint32_t *)b->t + row, n, b->q, R, C, b->sh1);
         else

@@ -26,6 +26,7 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
+#include "line.h"
 
 
 enum { NARROW_RADIUS = 127 }; /* 8-bit images up to this radius take 16- and 32-bit lanes */
@@ -79,11 +80,7 @@ static void horizontal(void *ctx, int k)
     const int y1 = (k + 1) * b->rows < in->height ? (k + 1) * b->rows : in->height;
     for (int y = k * b->rows; y < y1; y++) {
         const size_t row = (size_t)y * n;
-        for (int x = 0; x < W + 2 * R; x++) { /* the padded line */
-            const long sx = b->mx[x];
-            for (size_t ch = 0; ch < c; ch++)
-                p[(size_t)x * c + ch] = sx >= 0 ? ld(in->data, row + (size_t)sx * c + ch, in->depth) : 0;
-        }
+        gf_pad_line(in, y, b->mx, R, p, 8);
         uint64_t *t = b->narrow ? NULL : (uint64_t *)b->t + row;
         uint16_t *t16 = b->narrow ? (uint16_t *)b->t + row : NULL;
         for (size_t ch = 0; ch < c; ch++) {

@@ -14,6 +14,7 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
+#include "line.h"
 
 
 struct laplacian {
@@ -45,19 +46,11 @@ VECTOR_CLONES static void stencil(const int32_t *a, const int32_t *b, const int3
     }
 }
 
-/* Source row sy (-1: none) as a padded line. */
+/* Source row sy (-1: none) as a padded line (samples below 2^16: the same
+ * bits as int32). */
 static void pad(const struct laplacian *l, long sy, int32_t *line)
 {
-    const gf_image *in = l->in;
-    const size_t C = (size_t)in->channels;
-    for (int x = 0; x < in->width + 2; x++) {
-        const long sx = l->mx[x];
-        for (size_t c = 0; c < C; c++)
-            line[(size_t)x * C + c] =
-                sx >= 0 && sy >= 0
-                    ? (int32_t)ld(in->data, ((size_t)sy * (size_t)in->width + (size_t)sx) * C + c, in->depth)
-                    : 0;
-    }
+    gf_pad_line(l->in, sy, l->mx, 1, line, 4);
 }
 
 static void band(void *ctx, int k)
