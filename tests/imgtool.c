@@ -244,21 +244,15 @@ int main(int argc, char **argv)
         gf_image_free(&a);
         return 0;
     }
-    if (argc == 4 && (!strcmp(argv[1], "exif") || !strcmp(argv[1], "icc") || !strcmp(argv[1], "xmp"))) {
+    if (argc == 4 && (!strcmp(argv[1], "exif") || !strcmp(argv[1], "icc") || !strcmp(argv[1], "xmp") ||
+                      !strcmp(argv[1], "iptc"))) {
         gf_meta m = {0};
         int rc = load_meta(argv[2], &m);
         if (!rc)
-            rc = argv[1][0] == 'e'   ? write_bytes(argv[3], m.exif, m.exif_len)
-                 : argv[1][0] == 'i' ? write_bytes(argv[3], m.icc, m.icc_len)
-                                     : write_bytes(argv[3], m.xmp, m.xmp_len);
-        gf_meta_free(&m);
-        return rc;
-    }
-    if (argc == 4 && !strcmp(argv[1], "iptc")) {
-        gf_meta m = {0};
-        int rc = load_meta(argv[2], &m);
-        if (!rc)
-            rc = write_bytes(argv[3], m.iptc, m.iptc_len);
+            rc = !strcmp(argv[1], "exif")  ? write_bytes(argv[3], m.exif, m.exif_len)
+                 : !strcmp(argv[1], "icc") ? write_bytes(argv[3], m.icc, m.icc_len)
+                 : !strcmp(argv[1], "xmp") ? write_bytes(argv[3], m.xmp, m.xmp_len)
+                                           : write_bytes(argv[3], m.iptc, m.iptc_len);
         gf_meta_free(&m);
         return rc;
     }
