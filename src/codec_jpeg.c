@@ -493,14 +493,17 @@ gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
     return st;
 }
 
-/* A marker segment FF `marker`, its length and data[0..n) at b + o: the
- * offset after it. */
-static size_t put_segment(uint8_t *b, size_t o, uint8_t marker, const uint8_t *data, size_t n)
+/* A marker segment FF `marker`, its length, prefix[0..np) and data[0..n)
+ * at b + o: the offset after it. */
+static size_t put_segment(uint8_t *b, size_t o, uint8_t marker, const void *prefix, size_t np, const uint8_t *data,
+                          size_t n)
 {
-    const uint8_t head[4] = {0xFF, marker, (uint8_t)((n + 2) >> 8), (uint8_t)(n + 2)};
+    const size_t len = 2 + np + n;
+    const uint8_t head[4] = {0xFF, marker, (uint8_t)(len >> 8), (uint8_t)len};
     memcpy(b + o, head, 4);
-    memcpy(b + o + 4, data, n);
-    return o + 4 + n;
+    memcpy(b + o + 4, prefix, np);
+    memcpy(b + o + 4 + np, data, n);
+    return o + 2 + len;
 }
 
 gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8_t **out, size_t *out_len)
@@ -553,38 +556,23 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
         b[14] = (uint8_t)(dx >> 8), b[15] = (uint8_t)dx;
         b[16] = (uint8_t)(dy >> 8), b[17] = (uint8_t)dy;
     }
-    if (exif) {
-        const size_t seg = 2 + 6 + m->exif_len;
-        const uint8_t head[4] = {0xFF, 0xE1, (uint8_t)(seg >> 8), (uint8_t)seg};
-        memcpy(b + o, head, 4);
-        memcpy(b + o + 4, "Exif\0\0", 6);
-        memcpy(b + o + 10, m->exif, m->exif_len);
-        o += 10 + m->exif_len;
-    }
-    if (xmp) {
-        const size_t seg = 2 + sizeof GF_XMP_NS + m->xmp_len;
-        const uint8_t head[4] = {0xFF, 0xE1, (uint8_t)(seg >> 8), (uint8_t)seg};
-        memcpy(b + o, head, 4);
-        memcpy(b + o + 4, GF_XMP_NS, sizeof GF_XMP_NS);
-        memcpy(b + o + 4 + sizeof GF_XMP_NS, m->xmp, m->xmp_len);
-        o += 4 + sizeof GF_XMP_NS + m->xmp_len;
-    }
+    if (exif)
+        o = put_segment(b, o, 0xE1, "Exif\0\0", 6, m->exif, m->exif_len);
+    if (xmp)
+        o = put_segment(b, o, 0xE1, GF_XMP_NS, sizeof GF_XMP_NS, m->xmp, m->xmp_len);
     for (size_t i = 0, done = 0; i < count; i++) {
-        const size_t part = m->icc_len - done < MOST ? m->icc_len - done : MOST, seg = 2 + HEAD + part;
-        const uint8_t head[4] = {0xFF, 0xE2, (uint8_t)(seg >> 8), (uint8_t)seg};
-        memcpy(b + o, head, 4);
-        memcpy(b + o + 4, "ICC_PROFILE", 12);
-        b[o + 16] = (uint8_t)(i + 1);
-        b[o + 17] = (uint8_t)count;
-        memcpy(b + o + 18, m->icc + done, part);
-        o += 4 + HEAD + part;
+        const size_t part = m->icc_len - done < MOST ? m->icc_len - done : MOST;
+        uint8_t head[HEAD] = "ICC_PROFILE"; /* and its NUL, the sequence number, the count */
+        head[12] = (uint8_t)(i + 1);
+        head[13] = (uint8_t)count;
+        o = put_segment(b, o, 0xE2, head, HEAD, m->icc + done, part);
         done += part;
     }
     if (iptc)
-        o = put_segment(b, o, 0xED, m->iptc, m->iptc_len);
+        o = put_segment(b, o, 0xED, "", 0, m->iptc, m->iptc_len);
     for (size_t i = 0; i < m->ntext; i++) {
         if (com[i])
-            o = put_segment(b, o, 0xFE, com[i], com_len[i]);
+            o = put_segment(b, o, 0xFE, "", 0, com[i], com_len[i]);
         free(com[i]);
     }
     free(com);

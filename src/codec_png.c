@@ -573,13 +573,23 @@ static int sample_strategy(const struct writer *w, int threads)
     return prefer_rle(w->level, tr.size[0], tr.size[1]) ? Z_RLE : Z_FILTERED;
 }
 
-static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t n)
+/* A chunk whose data is key[0..nk) then data[0..n) (a text's keyword and
+ * fields, then its text): 0, or -1 on a write error. */
+static int write_keyed_chunk(FILE *f, const char *type, const void *key, size_t nk, const uint8_t *data, size_t n)
 {
     uint8_t head[8], crc[4];
-    put32(head, (uint32_t)n);
+    put32(head, (uint32_t)(nk + n));
     memcpy(head + 4, type, 4);
-    put32(crc, (uint32_t)crc32(crc32(0, (const Bytef *)type, 4), data, (uInt)n));
-    return fwrite(head, 1, 8, f) == 8 && fwrite(data, 1, n, f) == n && fwrite(crc, 1, 4, f) == 4 ? 0 : -1;
+    put32(crc, (uint32_t)crc32(crc32(crc32(0, (const Bytef *)type, 4), key, (uInt)nk), data, (uInt)n));
+    return fwrite(head, 1, 8, f) == 8 && fwrite(key, 1, nk, f) == nk && fwrite(data, 1, n, f) == n &&
+                   fwrite(crc, 1, 4, f) == 4
+               ? 0
+               : -1;
+}
+
+static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t n)
+{
+    return write_keyed_chunk(f, type, "", 0, data, n);
 }
 
 /* The profile as an iCCP chunk (named "ICC profile", zlib at level 9):
@@ -643,7 +653,7 @@ static int write_raw_profile(FILE *f, const gf_meta *m)
 
 /* A text as a chunk: a PNG text as it was read; a JPEG comment as tEXt
  * "Comment", or iTXt where it is UTF-8 beyond ASCII (none if it holds a NUL,
- * which no PNG text can).  0, -1 on a write error, -2 out of memory. */
+ * which no PNG text can).  0, or -1 on a write error. */
 static int write_text(FILE *f, const gf_text *t)
 {
     if (strcmp(t->type, "COM"))
@@ -652,15 +662,7 @@ static int write_text(FILE *f, const gf_text *t)
         return 0;
     const int itxt = utf8_beyond_ascii(t->data, t->len);
     static const char key[] = "Comment\0\0\0\0"; /* iTXt: not compressed, no language or translation */
-    const size_t head = itxt ? sizeof key : 8;
-    uint8_t *chunk = malloc(head + t->len);
-    if (!chunk)
-        return -2;
-    memcpy(chunk, key, head);
-    memcpy(chunk + head, t->data, t->len);
-    const int rc = write_chunk(f, itxt ? "iTXt" : "tEXt", chunk, head + t->len);
-    free(chunk);
-    return rc;
+    return write_keyed_chunk(f, itxt ? "iTXt" : "tEXt", key, itxt ? sizeof key : 8, t->data, t->len);
 }
 
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
@@ -714,15 +716,7 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         io = write_chunk(f, "eXIf", o->meta->exif, o->meta->exif_len);
     if (!io && !oom && o->meta && o->meta->xmp) { /* iTXt: key, not compressed, no language or translation */
         static const char head[] = "XML:com.adobe.xmp\0\0\0\0"; /* and its own NUL: the fifth */
-        uint8_t *chunk = malloc(sizeof head + o->meta->xmp_len);
-        if (!chunk) {
-            oom = 1;
-        } else {
-            memcpy(chunk, head, sizeof head);
-            memcpy(chunk + sizeof head, o->meta->xmp, o->meta->xmp_len);
-            io = write_chunk(f, "iTXt", chunk, sizeof head + o->meta->xmp_len);
-            free(chunk);
-        }
+        io = write_keyed_chunk(f, "iTXt", head, sizeof head, o->meta->xmp, o->meta->xmp_len);
     }
     if (!io && !oom && o->meta && o->meta->density_x) { /* per inch or cm become per metre, rounded */
         const gf_meta *m = o->meta;
@@ -741,11 +735,8 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         io = rc == -1 ? -1 : 0;
         oom = rc == -2;
     }
-    for (size_t i = 0; !io && !oom && o->meta && i < o->meta->ntext; i++) {
-        const int rc = write_text(f, &o->meta->text[i]);
-        io = rc == -1 ? -1 : 0;
-        oom = rc == -2;
-    }
+    for (size_t i = 0; !io && !oom && o->meta && i < o->meta->ntext; i++)
+        io = write_text(f, &o->meta->text[i]);
     uLong adler = 1;
     for (int k = 0; !oom && k < w.nstrips;) {
         const int n = first ? 1 : w.nstrips - k < wave ? w.nstrips - k : wave;
