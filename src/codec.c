@@ -118,12 +118,14 @@ int gf_text_comment(const gf_text *t, uint8_t **out, size_t *len)
     return 1;
 }
 
-gf_meta gf_meta_kept(const gf_meta *m, unsigned keep)
+gf_meta gf_meta_kept(const gf_meta *m, unsigned keep, int channels)
 {
     gf_meta k = {0};
     if (!m)
         return k;
-    if (keep & GF_KEEP_ICC)
+    /* a profile's colour space (header bytes 16-19) must be the image's: gray or RGB */
+    if ((keep & GF_KEEP_ICC) && m->icc && m->icc_len >= 20 &&
+        !memcmp(m->icc + 16, channels <= 2 ? "GRAY" : "RGB ", 4))
         k.icc = m->icc, k.icc_len = m->icc_len;
     if (keep & GF_KEEP_EXIF)
         k.exif = m->exif, k.exif_len = m->exif_len;

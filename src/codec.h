@@ -49,8 +49,11 @@ enum {
     GF_KEEP_TEXT = 32,
     GF_KEEP_ALL = 63
 };
-/* m's parts in `keep`, sharing m's buffers (a view: not to be freed). */
-gf_meta gf_meta_kept(const gf_meta *m, unsigned keep);
+/* m's parts in `keep` for an output of `channels` channels, sharing m's
+ * buffers (a view: not to be freed).  The ICC profile only where its colour
+ * space is the output's (GRAY for gray, RGB for colour), as after
+ * -grayscale an RGB profile would mislead. */
+gf_meta gf_meta_kept(const gf_meta *m, unsigned keep, int channels);
 void gf_meta_free(gf_meta *m);
 /* 1 when m holds nothing to write. */
 int gf_meta_empty(const gf_meta *m);

@@ -178,7 +178,7 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_
                    const char *output, const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
-    const gf_meta kept = gf_meta_kept(meta, set->keep);
+    const gf_meta kept = gf_meta_kept(meta, set->keep, img->channels);
     struct encode_ctx e = {gf_output_format(set, output, infmt), img,
                            {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};
     if (e.fmt == GF_FMT_PNM) {
