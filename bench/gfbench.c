@@ -67,7 +67,7 @@ static int npp_has(const gf_step *s)
     if (!strcmp(n, "rotate"))
         return s->rotate.orient == GF_ORIENT_ROT90;
     return !strcmp(n, "box") || !strcmp(n, "transpose") || !strcmp(n, "flip") || !strcmp(n, "flop") ||
-           !strcmp(n, "histogram");
+           !strcmp(n, "histogram") || !strcmp(n, "resize");
 }
 
 static void npp_gauss_taps(double sigma, int r)
@@ -109,6 +109,13 @@ static void npp_run(const gf_step *s)
         const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, in.height, in.width};
         st = nppiRotate_8u_C4R_Ctx(in.data, size, step, src, out.data, ostep, dst, 90, 0, in.width - 1,
                                    NPPI_INTER_NN, npp);
+    } else if (!strcmp(n, "resize")) { /* box shrinking: super-sampling; enlarging: cubic; else Lanczos */
+        const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, out.width, out.height};
+        const int mode = s->filter == GF_FILTER_BOX           ? NPPI_INTER_SUPER
+                         : out.width > in.width ? NPPI_INTER_CUBIC
+                                                              : NPPI_INTER_LANCZOS;
+        st = nppiResize_8u_C4R_Ctx(in.data, step, size, src, out.data, ostep, (NppiSize){out.width, out.height}, dst,
+                                   mode, npp);
     } else {
         int levels[4] = {257, 257, 257, 257};
         Npp32s lo[4] = {0, 0, 0, 0}, hi[4] = {256, 256, 256, 256};
@@ -184,7 +191,7 @@ static void bench_format(const char *fmt, int w, int h)
     const size_t bytes = (size_t)w * h * c * d / 8;
     in = (gf_image){w, h, c, d, (size_t)w * c * d / 8, NULL};
     CK(cudaMalloc(&in.data, bytes));
-    CK(cudaMalloc(&out.data, bytes * 2)); /* rotate 30 enlarges the canvas */
+    CK(cudaMalloc(&out.data, bytes * 2)); /* rotate 30 and resize 140% enlarge the image: less than twice */
     uint32_t *host = malloc(bytes);
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; host && i < bytes / 4; i++) {

@@ -178,6 +178,17 @@ static gf_status set_bins(gf_settings *s, const char *a)
     return GF_OK;
 }
 
+static gf_status set_filter(gf_settings *s, const char *a)
+{
+    static const char *const names[] = {"point", "box", "linear", "catrom", "mitchell", "lanczos"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcasecmp(a, names[i])) {
+            s->filter = GF_FILTER_POINT + i;
+            return GF_OK;
+        }
+    return gf_error(GF_EINVAL, "invalid -filter '%s' (want point, box, linear, catrom, mitchell or lanczos)", a);
+}
+
 static gf_status set_verbose(gf_settings *s, const char *a)
 {
     (void)a;
@@ -248,6 +259,9 @@ const gf_setting gf_settings_table[] = {
     {"strip", GF_ARG_NONE, NULL, "write no metadata (-keep none)", set_strip},
     {"lenient", GF_ARG_NONE, NULL, "keep what the decoder recovers from damaged data, with a warning", set_lenient},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
+    {"filter", GF_ARG_REQUIRED, "NAME",
+     "-resize's filter: point, box, linear, catrom, mitchell, lanczos (lanczos shrinking, mitchell enlarging)",
+     set_filter},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)", set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
     {"0", GF_ARG_NONE, NULL, "@LIST and @- hold NUL-terminated names (find -print0), not lines", set_nul_lists},
@@ -284,6 +298,7 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     s->border = p->set.border;
     s->background = p->set.bg;
     s->bins = p->set.bins;
+    s->filter = (enum gf_filter)p->set.filter;
     if (op->parse) {
         gf_status st = op->parse(s, arg);
         if (st)

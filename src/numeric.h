@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The arithmetic that the CPU reference and the CUDA kernels must share bit
  * for bit: border indexing, fixed-point blur shifts, box division, the
- * equalisation curve.  Plain C, compiled by both gcc and nvcc. */
+ * equalisation curve, the grayscale weights, the resize sums.  Plain C, compiled by both gcc and nvcc. */
 #ifndef GF_NUMERIC_H
 #define GF_NUMERIC_H
 
@@ -109,6 +109,43 @@ GF_HD uint32_t gf_equalize_value(uint64_t cdf_v, uint64_t cmin, uint64_t n, uint
         return v;
     uint64_t den = n - cmin;
     return (uint32_t)(((cdf_v - cmin) * maxval + den / 2) / den);
+}
+
+/* -grayscale: Y = (wr R + wg G + wb B + 2^14) >> 15 with weights in 2^-15
+ * summing to 2^15 (rec601: 0.299, 0.587, 0.114 as OpenCV's cvtColor rounds
+ * them, bit for bit; rec709: 0.2126, 0.7152, 0.0722); average: (R + G + B +
+ * 1) / 3, rounded half up.  Exact in 32 bits for 16-bit samples. */
+#define GF_GRAY_BITS 15
+GF_HD uint32_t gf_gray_value(uint32_t r, uint32_t g, uint32_t b, int weights)
+{
+    const uint32_t wr = weights ? 6966 : 9798, wg = weights ? 23436 : 19235, wb = weights ? 2366 : 3735;
+    if (weights == 2) /* average */
+        return (r + g + b + 1) / 3;
+    return (wr * r + wg * g + wb * b + (1u << (GF_GRAY_BITS - 1))) >> GF_GRAY_BITS;
+}
+
+/* -resize, separable: output sample o of an axis is the sum over k < n of
+ * w[o n + k] in[start[o] + k], weights in 2^-GF_RESIZE_BITS summing to
+ * 2^GF_RESIZE_BITS (computed once on the host: gf_resize_axis).  Rows
+ * first: t = floor((sum + 2^5) / 2^6), a signed intermediate with 8
+ * fraction bits; then columns: out = floor((sum w t + 2^21) / 2^22),
+ * clamped to the sample range.  Sums in 64 bits. */
+#define GF_RESIZE_BITS 14
+typedef struct gf_resize_taps {
+    int n;          /* taps an output: the widest window; narrower ones end in zero weights */
+    int32_t *start; /* each output's first input index; start + n <= the input's length */
+    int32_t *w;     /* out_n x n weights */
+} gf_resize_taps;
+
+GF_HD int32_t gf_resize_mid(int64_t sum)
+{
+    return (int32_t)((sum + (1 << (GF_RESIZE_BITS - 9))) >> (GF_RESIZE_BITS - 8)); /* arithmetic shift: a floor */
+}
+
+GF_HD uint32_t gf_resize_out(int64_t sum, uint32_t maxval)
+{
+    const int64_t v = (sum + ((int64_t)1 << (GF_RESIZE_BITS + 7))) >> (GF_RESIZE_BITS + 8);
+    return v < 0 ? 0 : v > (int64_t)maxval ? maxval : (uint32_t)v;
 }
 
 #endif

@@ -4,9 +4,11 @@
  * tests/<op>.test and its section of the man page; see CONTRIBUTING.md. */
 #include "config.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ops.h"
 
@@ -21,6 +23,9 @@ IMPLEMENTATIONS(orient)
 IMPLEMENTATIONS(rotate)
 IMPLEMENTATIONS(histogram)
 IMPLEMENTATIONS(equalize)
+IMPLEMENTATIONS(crop)
+IMPLEMENTATIONS(grayscale)
+IMPLEMENTATIONS(resize)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize; /* src/fast/ */
 #ifdef HAVE_CUDA
@@ -113,6 +118,78 @@ static gf_status parse_histogram(gf_step *s, const char *arg)
     return GF_OK;
 }
 
+/* An ImageMagick geometry, [W][xH][%!^<>...][{+-}X{+-}Y]: sides as
+ * numbers (0 where absent), the flags, and the offset (0 where absent).
+ * Returns -1 on anything else. */
+static int geometry(const char *a, double *w, double *h, int *flags, long *x, long *y)
+{
+    char *end;
+    *w = *h = 0;
+    *flags = 0;
+    *x = *y = 0;
+    for (int k = 0; k < 2; k++) {
+        if (k && (*a == 'x' || *a == 'X'))
+            a++;
+        else if (k)
+            break;
+        if (isdigit((unsigned char)*a) || *a == '.') {
+            *(k ? h : w) = strtod(a, &end);
+            a = end;
+        } else if (k)
+            return -1;
+        for (; *a && strchr("%!^<>", *a); a++)
+            *flags |= *a == '%' ? GF_GEOM_PERCENT : *a == '!' ? GF_GEOM_EXACT : *a == '^' ? GF_GEOM_FILL
+                      : *a == '>'                   ? GF_GEOM_SHRINK
+                                                    : GF_GEOM_ENLARGE;
+    }
+    for (int k = 0; k < 2 && (*a == '+' || *a == '-'); k++) {
+        if (!isdigit((unsigned char)a[1]))
+            return -1;
+        const long long v = strtoll(a, &end, 10);
+        if (v > GF_MAX_DIM || v < -GF_MAX_DIM)
+            return -1;
+        *(k ? y : x) = (long)v;
+        a = end;
+    }
+    return *a || !isfinite(*w) || !isfinite(*h) || *w > 1e9 || *h > 1e9 ? -1 : 0;
+}
+
+static gf_status parse_crop(gf_step *s, const char *arg)
+{
+    double w, h;
+    int flags;
+    if (geometry(arg, &w, &h, &flags, &s->crop.x, &s->crop.y) || flags || w < 1 || h < 1 || w != floor(w) ||
+        h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)
+        return gf_error(GF_EINVAL, "invalid -crop '%s' (want WxH+X+Y)", arg);
+    s->crop.width = (int)w;
+    s->crop.height = (int)h;
+    return GF_OK;
+}
+
+static gf_status parse_grayscale(gf_step *s, const char *arg)
+{
+    static const char *const names[] = {"rec601", "rec709", "average"};
+    for (int i = 0; i < 3; i++)
+        if (!arg || !strcasecmp(arg, names[i])) {
+            s->grayscale.weights = (enum gf_gray_weights)i;
+            return GF_OK;
+        }
+    return gf_error(GF_EINVAL, "invalid -grayscale variant '%s' (want rec601, rec709 or average)", arg);
+}
+
+static gf_status parse_resize(gf_step *s, const char *arg)
+{
+    double w, h;
+    int flags;
+    long x, y;
+    if (geometry(arg, &w, &h, &flags, &x, &y) || x || y || (w <= 0 && h <= 0) || w < 0 || h < 0 ||
+        (!(flags & GF_GEOM_PERCENT) && (w != floor(w) || h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)) ||
+        ((flags & GF_GEOM_EXACT) && (w <= 0 || h <= 0) && !(flags & GF_GEOM_PERCENT)))
+        return gf_error(GF_EINVAL, "invalid -resize '%s' (want WxH, WxH!, WxH^, WxH>, WxH<, N%%, W or xH)", arg);
+    s->resize = (struct gf_resize_args){w, h, flags};
+    return GF_OK;
+}
+
 #define ORIENT_PARSER(name, value)                                                                                    \
     static gf_status parse_##name(gf_step *s, const char *arg)                                                        \
     {                                                                                                                 \
@@ -152,6 +229,67 @@ static gf_status shape_rotate(const gf_step *s, const gf_shape *in, gf_shape *ou
     return GF_OK;
 }
 
+static gf_status shape_crop(const gf_step *s, const gf_shape *in, gf_shape *out)
+{
+    const long x0 = s->crop.x > 0 ? s->crop.x : 0, y0 = s->crop.y > 0 ? s->crop.y : 0;
+    const long x1 = s->crop.x + s->crop.width < in->width ? s->crop.x + s->crop.width : in->width;
+    const long y1 = s->crop.y + s->crop.height < in->height ? s->crop.y + s->crop.height : in->height;
+    if (x1 <= x0 || y1 <= y0)
+        return gf_error(GF_EINVAL, "-crop %dx%d%+ld%+ld lies outside the %dx%d image", s->crop.width,
+                        s->crop.height, s->crop.x, s->crop.y, in->width, in->height);
+    *out = *in;
+    out->width = (int)(x1 - x0);
+    out->height = (int)(y1 - y0);
+    return GF_OK;
+}
+
+static gf_status shape_grayscale(const gf_step *s, const gf_shape *in, gf_shape *out)
+{
+    (void)s;
+    *out = *in;
+    out->channels = gf_has_alpha(in->channels) ? 2 : 1;
+    return GF_OK;
+}
+
+/* ImageMagick's arithmetic: a side from a scale is floor(scale * side + 1/2), at least 1. */
+static double side(double scale, int n)
+{
+    const double v = floor(scale * n + 0.5);
+    return v < 1 ? 1 : v;
+}
+
+static gf_status shape_resize(const gf_step *s, const gf_shape *in, gf_shape *out)
+{
+    const struct gf_resize_args *r = &s->resize;
+    double w, h;
+    if (r->flags & GF_GEOM_PERCENT) { /* one percentage serves both sides */
+        const double pw = r->width > 0 ? r->width : r->height, ph = r->height > 0 ? r->height : pw;
+        w = side(pw / 100, in->width), h = side(ph / 100, in->height);
+    } else if (r->flags & GF_GEOM_EXACT)
+        w = r->width, h = r->height;
+    else if (r->width <= 0)
+        w = side(r->height / in->height, in->width), h = r->height;
+    else if (r->height <= 0)
+        w = r->width, h = side(r->width / in->width, in->height);
+    else {
+        const double sx = r->width / in->width, sy = r->height / in->height;
+        const double k = (r->flags & GF_GEOM_FILL) ? fmax(sx, sy) : fmin(sx, sy);
+        w = side(k, in->width), h = side(k, in->height);
+    }
+    *out = *in;
+    if (!(r->flags & GF_GEOM_PERCENT)) { /* > and <: resize only an image larger (smaller) than the geometry */
+        const int larger = (r->width > 0 && in->width > r->width) || (r->height > 0 && in->height > r->height);
+        const int smaller = (r->width <= 0 || in->width < r->width) && (r->height <= 0 || in->height < r->height);
+        if (((r->flags & GF_GEOM_SHRINK) && !larger) || ((r->flags & GF_GEOM_ENLARGE) && !smaller))
+            return GF_OK;
+    }
+    if (w > GF_MAX_DIM || h > GF_MAX_DIM)
+        return gf_error(GF_EINVAL, "-resize to %.0fx%.0f is too large (at most %d a side)", w, h, GF_MAX_DIM);
+    out->width = (int)w;
+    out->height = (int)h;
+    return GF_OK;
+}
+
 /* CPU time per output sample (ns, one core), measured on a 12 MP RGB8 photo
  * with x86-64 cores of 2020-2024, of the fast path where the op has one: a
  * blur costs (AVX2) 3 ns a sample and 0.15 ns a tap, a box about 7 ns
@@ -177,9 +315,13 @@ static double ns_rotate(const gf_step *s)
 {
     return s->rotate.right ? 3.0 : 8.0;
 }
-static double ns_count(const gf_step *s) /* histogram, equalize */
+static double ns_count(const gf_step *s) /* histogram, equalize, grayscale */
 {
     return 3.0;
+}
+static double ns_resize(const gf_step *s)
+{
+    return 20.0;
 }
 
 /* The tests' first fragment is the op as typically used: gpucheck also runs
@@ -218,6 +360,21 @@ const gf_op gf_ops[] = {
      LIST("-histogram /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
      gf_cpu_equalize, gf_fast_equalize, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
+    {"crop", GF_ARG_REQUIRED, "WxH+X+Y", "the region of W x H pixels from (X, Y), clipped to the image", parse_crop,
+     shape_crop, gf_cpu_crop, NULL, CUDA(crop), 0, ns_move,
+     LIST("-crop 100x50+10+5", "-crop 7x3+1+2", "-crop 5000x5000-3-2", "-crop 1x1+0+0", "-crop 64x300+0+1"),
+     LIST("-crop 4096x4096+1024+1024")},
+    {"grayscale", GF_ARG_OPTIONAL, "[=rec601|rec709|average]",
+     "colour to one channel: Rec.601 luma (default), Rec.709 luma or the mean; alpha kept", parse_grayscale,
+     shape_grayscale, gf_cpu_grayscale, NULL, CUDA(grayscale), 0, ns_count,
+     LIST("-grayscale", "-grayscale=rec709", "-grayscale=average"), LIST("-grayscale")},
+    {"resize", GF_ARG_REQUIRED, "GEOMETRY",
+     "resample to WxH (fit), WxH! (exact), WxH^ (fill), WxH> (only shrink), WxH< (only enlarge), N%, W or xH",
+     parse_resize, shape_resize, gf_cpu_resize, NULL, CUDA(resize), 0, ns_resize,
+     LIST("-resize 50%", "-resize 200%", "-filter point -resize 33%", "-filter box -resize 25%",
+          "-filter linear -resize 150x40!", "-filter catrom -resize 77%x130%", "-filter mitchell -resize 3x3!",
+          "-resize 1x1!", "-filter box -resize 300%x20%"),
+     LIST("-resize 50%", "-filter box -resize 25%", "-resize 140%")},
 };
 const int gf_nops = (int)(sizeof gf_ops / sizeof gf_ops[0]);
 

@@ -33,6 +33,27 @@ struct gf_rotate_args {
     enum gf_orient orient;
 };
 struct gf_histogram_args { const char *path; };
+/* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
+ * left of or above the image); clipped to the image by the shape. */
+struct gf_crop_args { int width, height; long x, y; };
+enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
+struct gf_grayscale_args { enum gf_gray_weights weights; };
+/* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a
+ * side not given is 0 (then kept in proportion). */
+enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK = 8, GF_GEOM_ENLARGE = 16 };
+struct gf_resize_args { double width, height; int flags; };
+
+/* -filter, for -resize: GF_FILTER_DEFAULT is Lanczos where the area
+ * shrinks or stays, Mitchell where it grows (as ImageMagick). */
+enum gf_filter {
+    GF_FILTER_DEFAULT,
+    GF_FILTER_POINT,
+    GF_FILTER_BOX,
+    GF_FILTER_LINEAR,
+    GF_FILTER_CATROM,
+    GF_FILTER_MITCHELL,
+    GF_FILTER_LANCZOS
+};
 
 /* One operation of the pipeline: its op, its arguments and the settings in
  * force where it was written on the command line. */
@@ -41,6 +62,7 @@ typedef struct gf_step {
     gf_border border;    /* -border */
     gf_color background; /* -background */
     int bins;            /* -bins (0: 256) */
+    enum gf_filter filter; /* -filter (GF_FILTER_DEFAULT: by the scale) */
     union {
         struct gf_blur_args blur;
         struct gf_box_args box;
@@ -48,6 +70,9 @@ typedef struct gf_step {
         struct gf_orient_args orient;
         struct gf_rotate_args rotate;
         struct gf_histogram_args histogram;
+        struct gf_crop_args crop;
+        struct gf_grayscale_args grayscale;
+        struct gf_resize_args resize;
     };
 } gf_step;
 
@@ -119,6 +144,11 @@ void gf_rotate_shape(double angle, int w, int h, int *ow, int *oh);
 int gf_rotate_channels(const gf_step *s, int channels);
 void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_t bg[4]);
 gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape *out);
+/* -resize: the taps of the rows (tx) and of the columns (ty), the filter
+ * chosen; a resize to the input's size is a copy and needs none. */
+gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *out, gf_resize_taps *tx,
+                         gf_resize_taps *ty);
+void gf_resize_taps_free(gf_resize_taps *t);
 /* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth. */
 gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);

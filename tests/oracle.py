@@ -132,6 +132,45 @@ for label, path, img in inputs:
         else:
             print('ok %-40s max diff %d, mean %.3f' % (label + ' rotate 30', d.max(), d.mean()))
 
+    # crop: NumPy slicing, clipped
+    h, w = img.shape[:2]
+    check(label + ' crop', gf(['-crop', '%dx%d+%d+%d' % (w // 2, h, w // 3, h // 4)], path),
+          img[h // 4:, w // 3:w // 3 + w // 2])
+    # grayscale: cvtColor (Rec.601 weights in 15-bit fixed point) bit for bit, alpha kept
+    if img.ndim == 3:
+        want = cv2.cvtColor(img, cv2.COLOR_RGBA2GRAY if img.shape[2] == 4 else cv2.COLOR_RGB2GRAY)
+        if img.shape[2] == 4:  # gray+alpha, which cv2.imread gives as four channels
+            want = np.dstack([want, want, want, img[..., 3]])
+        check(label + ' grayscale', gf(['-grayscale'], path), want)
+    # resize with the box filter at integer factors: INTER_AREA's averages, within 1 (taps in 2^-14)
+    for k in (2, 3):
+        if h % k == 0 and w % k == 0:
+            want = cv2.resize(img, (w // k, h // k), interpolation=cv2.INTER_AREA)
+            check('%s resize 1/%d box' % (label, k), gf(['-filter', 'box', '-resize', '%dx%d!' % (w // k, h // k)], path),
+                  want, 1)
+
+# resize against Pillow (where installed): the same filters, 50 dB or more
+try:
+    from PIL import Image
+    pil = {'lanczos': Image.LANCZOS, 'linear': Image.BILINEAR, 'catrom': Image.BICUBIC}
+    for name in ('astronaut.png', 'horse.png'):
+        p = os.path.join(SAMPLES, name)
+        src = Image.open(p)
+        src = src.convert('RGBA' if 'A' in src.mode else 'RGB')
+        for f, pf in pil.items():
+            for scale in (0.37, 2.3):
+                size = (int(src.width * scale + 0.5), int(src.height * scale + 0.5))
+                want = np.asarray(src.resize(size, pf)).astype(np.float64)
+                got = gf(['-filter', f, '-resize', '%dx%d!' % size], p).astype(np.float64)
+                mse = ((got - want) ** 2).mean() if got.shape == want.shape else None
+                psnr = 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse) if mse is not None else 0
+                if psnr < 50:
+                    failures.append('%s resize %s %g: PSNR %.2f dB against Pillow' % (name, f, scale, psnr))
+                else:
+                    print('ok %-40s PSNR %.2f dB' % ('%s resize %s %g (Pillow)' % (name, f, scale), psnr))
+except ImportError:
+    print('Pillow not available: resize against Pillow skipped')
+
 for f in failures:
     print('FAIL', f)
 sys.exit(1 if failures else 0)
