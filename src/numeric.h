@@ -148,4 +148,12 @@ GF_HD uint32_t gf_resize_out(int64_t sum, uint32_t maxval)
     return v < 0 ? 0 : v > (int64_t)maxval ? maxval : (uint32_t)v;
 }
 
+/* -erode and -dilate: the radius that gives the same result on an axis of
+ * n samples, at most n (a window of 2n + 1 then holds the whole line and,
+ * for the zero border, a zero). */
+GF_HD long gf_rank_radius(long r, long n)
+{
+    return r < n ? r : n;
+}
+
 #endif

@@ -26,6 +26,7 @@ IMPLEMENTATIONS(equalize)
 IMPLEMENTATIONS(crop)
 IMPLEMENTATIONS(grayscale)
 IMPLEMENTATIONS(resize)
+IMPLEMENTATIONS(rank)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize; /* src/fast/ */
 #ifdef HAVE_CUDA
@@ -81,6 +82,25 @@ static gf_status parse_box(gf_step *s, const char *arg)
         return gf_error(GF_EINVAL, "invalid -box radius '%s' (want an integer 1 to %d)", arg, GF_MAX_RADIUS);
     s->box.radius = (int)r;
     return GF_OK;
+}
+
+static gf_status parse_rank(gf_step *s, const char *arg, int max)
+{
+    double r;
+    if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MAX_RADIUS)
+        return gf_error(GF_EINVAL, "invalid -%s radius '%s' (want an integer 1 to %d)", max ? "dilate" : "erode", arg,
+                        GF_MAX_RADIUS);
+    s->rank.radius = (int)r;
+    s->rank.max = max;
+    return GF_OK;
+}
+static gf_status parse_erode(gf_step *s, const char *arg)
+{
+    return parse_rank(s, arg, 0);
+}
+static gf_status parse_dilate(gf_step *s, const char *arg)
+{
+    return parse_rank(s, arg, 1);
 }
 
 static gf_status parse_laplacian(gf_step *s, const char *arg)
@@ -319,6 +339,10 @@ static double ns_count(const gf_step *s) /* histogram, equalize, grayscale */
 {
     return 3.0;
 }
+static double ns_rank(const gf_step *s) /* the reference: 2 (2R + 1) comparisons a sample */
+{
+    return 2.0 + 1.5 * (s->rank.radius < 1000 ? s->rank.radius : 1000);
+}
 static double ns_resize(const gf_step *s)
 {
     return 20.0;
@@ -360,6 +384,11 @@ const gf_op gf_ops[] = {
      LIST("-histogram /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
      gf_cpu_equalize, gf_fast_equalize, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
+    {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank, NULL,
+     CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 5000"),
+     LIST("-erode 1", "-erode 5", "-erode 15")},
+    {"dilate", GF_ARG_REQUIRED, "R", "maximum over the (2R+1)x(2R+1) window", parse_dilate, NULL, gf_cpu_rank, NULL,
+     CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 300"), LIST("-dilate 5")},
     {"crop", GF_ARG_REQUIRED, "WxH+X+Y", "the region of W x H pixels from (X, Y), clipped to the image", parse_crop,
      shape_crop, gf_cpu_crop, NULL, CUDA(crop), 0, ns_move,
      LIST("-crop 100x50+10+5", "-crop 7x3+1+2", "-crop 5000x5000-3-2", "-crop 1x1+0+0", "-crop 64x300+0+1"),

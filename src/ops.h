@@ -36,6 +36,8 @@ struct gf_histogram_args { const char *path; };
 /* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
  * left of or above the image); clipped to the image by the shape. */
 struct gf_crop_args { int width, height; long x, y; };
+/* -erode R (min), -dilate R (max) */
+struct gf_rank_args { int radius; int max; };
 enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
 struct gf_grayscale_args { enum gf_gray_weights weights; };
 /* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a
@@ -73,6 +75,7 @@ typedef struct gf_step {
         struct gf_crop_args crop;
         struct gf_grayscale_args grayscale;
         struct gf_resize_args resize;
+        struct gf_rank_args rank;
     };
 } gf_step;
 

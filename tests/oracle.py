@@ -132,6 +132,15 @@ for label, path, img in inputs:
         else:
             print('ok %-40s max diff %d, mean %.3f' % (label + ' rotate 30', d.max(), d.mean()))
 
+    # erode and dilate: OpenCV's with a square kernel, exact (clamp: OpenCV's default border ignores the outside,
+    # which the edge samples repeated give too)
+    for bname, bcv in BORDERS.items():
+        for radius in (1, 4):
+            k = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
+            for op, f in (('erode', cv2.erode), ('dilate', cv2.dilate)):
+                want = f(img, k, borderType=bcv, borderValue=0)
+                check('%s %s %d %s' % (label, op, radius, bname), gf(['-border', bname, '-' + op, str(radius)], path),
+                      want)
     # crop: NumPy slicing, clipped
     h, w = img.shape[:2]
     check(label + ' crop', gf(['-crop', '%dx%d+%d+%d' % (w // 2, h, w // 3, h // 4)], path),

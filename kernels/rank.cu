@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// -erode and -dilate: the minimum (maximum) over the (2R+1)^2 square by van
+// Herk / Gil-Werman, a cost per sample independent of R, exact as
+// src/cpu/rank.c.
+//
+// One pass runs down the columns: each of the image's W C sample columns is
+// a line of H samples, padded by R each side by the border rule (length
+// P = H + 2R) and cut into segments of K = 2R + 1.  rank_scan: a thread a
+// (sample column, segment) walks its segment forward for the prefix
+// extremes g and back for the suffix extremes h (neighbouring threads,
+// neighbouring columns: every access coalesced), into scratch arrays of P
+// rows.  rank_out: output y is op(h[y], g[y + 2R]), the window [y, y + 2R]
+// of the padded line being the end of one segment and the start of the
+// next.  The rows go the same way between two transposes (orient.cu).
+#include <algorithm>
+
+#include "kernel_util.cuh"
+
+namespace {
+
+constexpr int THREADS = 128, MAX_GRID_Y = 65535;
+
+template <typename T, bool MAX> __device__ __forceinline__ T pick(T a, T b)
+{
+    return MAX ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+// g, h: P rows of N samples.  in: H rows of N samples, N = W C, lines of stride C samples along a row.
+template <typename T, bool MAX>
+__global__ void __launch_bounds__(THREADS) rank_scan(const T *__restrict__ in, T *__restrict__ g, T *__restrict__ h,
+                                                     size_t N, int H, int R, int border)
+{
+    const size_t j = blockIdx.x * (size_t)THREADS + threadIdx.x;
+    if (j >= N)
+        return;
+    const long P = (long)H + 2 * R, K = 2L * R + 1;
+    for (long p0 = blockIdx.y * K; p0 < P; p0 += (long)gridDim.y * K) {
+        const long p1 = min(p0 + K, P);
+        auto at = [&](long p) -> T {
+            const long y = gf_border_index(p - R, H, border);
+            return y < 0 ? T(0) : in[(size_t)y * N + j];
+        };
+        T v = at(p0);
+        g[(size_t)p0 * N + j] = v;
+        for (long p = p0 + 1; p < p1; p++)
+            g[(size_t)p * N + j] = v = pick<T, MAX>(v, at(p));
+        v = at(p1 - 1);
+        h[(size_t)(p1 - 1) * N + j] = v;
+        for (long p = p1 - 2; p >= p0; p--)
+            h[(size_t)p * N + j] = v = pick<T, MAX>(v, at(p));
+    }
+}
+
+template <typename T, bool MAX>
+__global__ void __launch_bounds__(THREADS) rank_out(const T *__restrict__ g, const T *__restrict__ h,
+                                                    T *__restrict__ out, size_t N, int H, int R)
+{
+    const size_t j = blockIdx.x * (size_t)THREADS + threadIdx.x;
+    if (j >= N)
+        return;
+    for (int y = blockIdx.y; y < H; y += gridDim.y)
+        out[(size_t)y * N + j] = pick<T, MAX>(h[(size_t)y * N + j], g[((size_t)y + 2 * R) * N + j]);
+}
+
+const char *const paths[] = {"van Herk / Gil-Werman columns, rows between transposes", nullptr};
+
+int choose(const gf_step *, const gf_image *)
+{
+    return 0;
+}
+
+// One pass down the columns of in (W x H) into out, through g and h.
+template <typename T, bool MAX>
+cudaError_t columns(const gf_image *in, gf_image *out, T *g, T *h, int radius, int border, cudaStream_t st)
+{
+    const size_t N = (size_t)in->width * in->channels;
+    const int H = in->height, R = (int)gf_rank_radius(radius, H);
+    const long segs = (H + 2L * R + 2L * R) / (2L * R + 1);
+    const dim3 blocks(gf_blocks(N, THREADS), (unsigned)min(segs, (long)MAX_GRID_Y));
+    rank_scan<T, MAX><<<blocks, THREADS, 0, st>>>((const T *)in->data, g, h, N, H, R, border);
+    GF_LAUNCH_CHECK();
+    rank_out<T, MAX><<<dim3(gf_blocks(N, THREADS), min(H, MAX_GRID_Y)), THREADS, 0, st>>>(g, h, (T *)out->data, N, H,
+                                                                                           R);
+    GF_LAUNCH_CHECK();
+    return cudaSuccess;
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    const int W = in->width, H = in->height, C = in->channels, B = in->depth / 8;
+    const size_t image = (size_t)W * H * C * B;
+    // g and h for the longer pass: P = side + 2R <= 3 side rows of the other side's samples
+    const long rw = gf_rank_radius(s->rank.radius, W), rh = gf_rank_radius(s->rank.radius, H);
+    const size_t gh = std::max((size_t)(H + 2 * rh) * W, (size_t)(W + 2 * rw) * H) * C * B;
+    void *scratch;
+    gf_status status = gf_cuda_scratch(cu, 2 * image + 2 * gh, "erode/dilate buffers", &scratch);
+    if (status)
+        return status;
+    char *p = (char *)scratch;
+    gf_image a = *in, b = {H, W, C, in->depth, (size_t)H * C * B, p};
+    a.data = p + image;
+    void *g = p + 2 * image, *h = p + 2 * image + gh;
+    const cudaStream_t st = gf_cuda_stream(cu);
+    cudaError_t e = gf_dispatch(in, [&]<typename T, int>() -> cudaError_t {
+        auto run = [&]<bool MAX>() -> cudaError_t {
+            cudaError_t e2 = columns<T, MAX>(in, &a, (T *)g, (T *)h, s->rank.radius, s->border, st); // a: columns
+            if (e2 == cudaSuccess)
+                e2 = gf_orient_launch(&a, &b, GF_ORIENT_TRANSPOSE, st); // b: H x W
+            gf_image c = b;
+            c.data = a.data;
+            if (e2 == cudaSuccess)
+                e2 = columns<T, MAX>(&b, &c, (T *)g, (T *)h, s->rank.radius, s->border, st); // the rows
+            if (e2 == cudaSuccess)
+                e2 = gf_orient_launch(&c, out, GF_ORIENT_TRANSPOSE, st);
+            return e2;
+        };
+        return s->rank.max ? run.template operator()<true>() : run.template operator()<false>();
+    });
+    return gf_cuda_status(e, "erode/dilate kernels");
+}
+
+} // namespace
+
+extern "C" const gf_cuda_op gf_cuda_rank = {enqueue, nullptr, choose, paths};
