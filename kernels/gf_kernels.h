@@ -31,6 +31,8 @@ gf_status gf_cuda_status(cudaError_t e, const char *what);
 cudaError_t gf_orient_launch(const gf_image *in, gf_image *out, enum gf_orient o, cudaStream_t st);
 /* The index in gf_cuda_orient.paths of the kernels gf_orient_launch takes. */
 int gf_orient_path(const gf_image *in, enum gf_orient o);
+/* The blur (blur.cu), for -unsharp: its kernels for a -blur step. */
+extern const gf_cuda_op gf_cuda_blur;
 /* counts[ch * bins + b] (zeroed here) of the samples >> (depth - log2 bins) (histogram.cu). */
 cudaError_t gf_histogram_launch(const gf_image *in, int bins, unsigned long long *d_counts, cudaStream_t st);
 

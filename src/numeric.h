@@ -156,4 +156,17 @@ GF_HD long gf_rank_radius(long r, long n)
     return r < n ? r : n;
 }
 
+/* -unsharp: v, the blurred b; gain = round(amount 2^16), t = ceil(threshold
+ * maxval).  Where 2 |v - b| < t, v stays; else v + floor(((v - b) gain +
+ * 2^15) / 2^16), clamped to the sample range (ImageMagick's arithmetic in
+ * fixed point). */
+GF_HD uint32_t gf_unsharp_value(uint32_t v, uint32_t b, int64_t gain, int64_t t, uint32_t maxval)
+{
+    const int64_t d = (int64_t)v - (int64_t)b;
+    if (2 * (d < 0 ? -d : d) < t)
+        return v;
+    const int64_t r = (int64_t)v + ((d * gain + 32768) >> 16); /* arithmetic shift: a floor */
+    return r < 0 ? 0 : r > (int64_t)maxval ? maxval : (uint32_t)r;
+}
+
 #endif

@@ -27,8 +27,9 @@ IMPLEMENTATIONS(crop)
 IMPLEMENTATIONS(grayscale)
 IMPLEMENTATIONS(resize)
 IMPLEMENTATIONS(rank)
+IMPLEMENTATIONS(unsharp)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
-    gf_fast_equalize; /* src/fast/ */
+    gf_fast_equalize, gf_fast_unsharp; /* src/fast/ */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else
@@ -46,6 +47,22 @@ static int number(const char *s, double *v)
         return -1;
     *v = strtod(s, &end);
     return (*end || !isfinite(*v)) ? -1 : 0;
+}
+
+/* A decimal number without a sign or exponent at *p (digits and a point:
+ * not strtod's hexadecimal, which would read 0x5 as five), *p moved past
+ * it; 0 if there is none. */
+static int unsigned_number(const char **p, double *v)
+{
+    char text[64], *end;
+    const size_t n = strspn(*p, "0123456789.");
+    if (!n || n >= sizeof text)
+        return 0;
+    memcpy(text, *p, n);
+    text[n] = '\0';
+    *v = strtod(text, &end);
+    *p += n;
+    return *end == '\0' && isfinite(*v);
 }
 
 static gf_status parse_blur(gf_step *s, const char *arg)
@@ -73,6 +90,45 @@ static gf_status parse_blur(gf_step *s, const char *arg)
     s->blur.sigma = sigma;
     s->blur.radius = (int)r;
     return GF_OK;
+}
+
+/* RxSIGMA+AMOUNT+THRESHOLD as ImageMagick's: R 0 (or absent) for ceil(3 SIGMA); SIGMA 1, AMOUNT 1,
+ * THRESHOLD 0.05 where absent */
+static gf_status parse_unsharp(gf_step *s, const char *arg)
+{
+    double r, sigma = 1, amount = 1, threshold = 0.05;
+    const char *p = arg;
+    int ok = unsigned_number(&p, &r);
+    if (ok && (*p == 'x' || *p == 'X'))
+        p++, ok = unsigned_number(&p, &sigma);
+    if (ok && *p == '+')
+        p++, ok = unsigned_number(&p, &amount);
+    if (ok && *p == '+')
+        p++, ok = unsigned_number(&p, &threshold);
+    if (!ok || *p || r != floor(r) || r > GF_MAX_RADIUS || !(sigma > 0) || sigma > GF_MAX_RADIUS / 3.0 ||
+        amount > 1000 || threshold > 1)
+        return gf_error(GF_EINVAL,
+                        "invalid -unsharp '%s' (want RxSIGMA+AMOUNT+THRESHOLD: R 0 or more, SIGMA > 0, AMOUNT 0 to "
+                        "1000, THRESHOLD 0 to 1)",
+                        arg);
+    s->unsharp.blur.sigma = sigma;
+    s->unsharp.blur.radius = r > 0 ? (int)r : gf_blur_radius(sigma);
+    s->unsharp.gain = llround(amount * 65536);
+    s->unsharp.threshold = threshold;
+    return GF_OK;
+}
+
+gf_step gf_unsharp_blur(const gf_step *s)
+{
+    gf_step b = *s;
+    b.op = gf_op_find("blur");
+    b.blur = s->unsharp.blur;
+    return b;
+}
+
+int64_t gf_unsharp_threshold(const gf_step *s, int depth)
+{
+    return (int64_t)ceil(s->unsharp.threshold * gf_maxval(depth));
 }
 
 static gf_status parse_box(gf_step *s, const char *arg)
@@ -143,19 +199,14 @@ static gf_status parse_histogram(gf_step *s, const char *arg)
  * Returns -1 on anything else. */
 static int geometry(const char *a, double *w, double *h, int *flags, long *x, long *y)
 {
-    char *end;
     *w = *h = 0;
     *flags = 0;
     *x = *y = 0;
     for (int k = 0; k < 2; k++) {
-        if (k && (*a == 'x' || *a == 'X'))
-            a++;
-        else if (k)
+        if (k && *a != 'x' && *a != 'X')
             break;
-        if (isdigit((unsigned char)*a) || *a == '.') {
-            *(k ? h : w) = strtod(a, &end);
-            a = end;
-        } else if (k)
+        a += k;
+        if (!unsigned_number(&a, k ? h : w) && k)
             return -1;
         for (; *a && strchr("%!^<>", *a); a++)
             *flags |= *a == '%' ? GF_GEOM_PERCENT : *a == '!' ? GF_GEOM_EXACT : *a == '^' ? GF_GEOM_FILL
@@ -163,6 +214,7 @@ static int geometry(const char *a, double *w, double *h, int *flags, long *x, lo
                                                     : GF_GEOM_ENLARGE;
     }
     for (int k = 0; k < 2 && (*a == '+' || *a == '-'); k++) {
+        char *end;
         if (!isdigit((unsigned char)a[1]))
             return -1;
         const long long v = strtoll(a, &end, 10);
@@ -171,7 +223,7 @@ static int geometry(const char *a, double *w, double *h, int *flags, long *x, lo
         *(k ? y : x) = (long)v;
         a = end;
     }
-    return *a || !isfinite(*w) || !isfinite(*h) || *w > 1e9 || *h > 1e9 ? -1 : 0;
+    return *a || *w > 1e9 || *h > 1e9 ? -1 : 0;
 }
 
 static gf_status parse_crop(gf_step *s, const char *arg)
@@ -343,6 +395,10 @@ static double ns_rank(const gf_step *s) /* the reference: 2 (2R + 1) comparisons
 {
     return 2.0 + 1.5 * (s->rank.radius < 1000 ? s->rank.radius : 1000);
 }
+static double ns_unsharp(const gf_step *s)
+{
+    return 4.0 + 0.15 * s->unsharp.blur.radius;
+}
 static double ns_resize(const gf_step *s)
 {
     return 20.0;
@@ -384,6 +440,12 @@ const gf_op gf_ops[] = {
      LIST("-histogram /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
      gf_cpu_equalize, gf_fast_equalize, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
+    {"unsharp", GF_ARG_REQUIRED, "RxSIGMA+AMOUNT+THRESHOLD",
+     "sharpen: v + AMOUNT (v - blur) where 2|v - blur| > THRESHOLD max (1, 0.05 by default)", parse_unsharp, NULL,
+     gf_cpu_unsharp, gf_fast_unsharp, CUDA(unsharp), 0, ns_unsharp,
+     LIST("-unsharp 0x2+1.5+0.02", "-unsharp 0x1", "-unsharp 3x1+2+0", "-unsharp 0x5+0.5+0.2", "-unsharp 2",
+          "-unsharp 20x7+3"),
+     LIST("-unsharp 0x1", "-unsharp 0x5")},
     {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank, NULL,
      CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 5000"),
      LIST("-erode 1", "-erode 5", "-erode 15")},

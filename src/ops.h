@@ -25,6 +25,8 @@ typedef struct gf_color {
 /* The typed arguments of each operation: a step holds those of its op. */
 struct gf_blur_args { double sigma; int radius; };   /* radius resolved: ceil(3 sigma) unless given */
 struct gf_box_args { int radius; };
+/* -unsharp RxSIGMA+AMOUNT+THRESHOLD: gain = round(AMOUNT 2^16) */
+struct gf_unsharp_args { struct gf_blur_args blur; int64_t gain; double threshold; };
 struct gf_laplacian_args { int neighbours; };         /* 8 or 4 */
 struct gf_orient_args { enum gf_orient orient; };    /* -transpose, -transverse, -flip, -flop */
 struct gf_rotate_args {
@@ -76,6 +78,7 @@ typedef struct gf_step {
         struct gf_grayscale_args grayscale;
         struct gf_resize_args resize;
         struct gf_rank_args rank;
+        struct gf_unsharp_args unsharp;
     };
 } gf_step;
 
@@ -152,6 +155,9 @@ gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape 
 gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *out, gf_resize_taps *tx,
                          gf_resize_taps *ty);
 void gf_resize_taps_free(gf_resize_taps *t);
+/* -unsharp: the blur it subtracts, as a -blur step; the threshold t of gf_unsharp_value at `depth`. */
+gf_step gf_unsharp_blur(const gf_step *s);
+int64_t gf_unsharp_threshold(const gf_step *s, int depth);
 /* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth. */
 gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);

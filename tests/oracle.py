@@ -141,6 +141,15 @@ for label, path, img in inputs:
                 want = f(img, k, borderType=bcv, borderValue=0)
                 check('%s %s %d %s' % (label, op, radius, bname), gf(['-border', bname, '-' + op, str(radius)], path),
                       want)
+    # unsharp: ImageMagick's formula over gpufilter's own blur, in the fixed point the man page gives (exact)
+    blurred = gf(['-blur', '2'], path).astype(np.int64)
+    v = img.astype(np.int64)
+    d = v - blurred
+    gain, t = round(1.5 * 65536), int(np.ceil(0.02 * maxv))
+    want = np.where(2 * np.abs(d) < t, v, np.clip(v + ((d * gain + 32768) >> 16), 0, maxv))
+    if img.ndim == 3 and img.shape[2] in (2, 4):
+        want[..., -1] = v[..., -1]
+    check(label + ' unsharp 0x2+1.5+0.02', gf(['-unsharp', '0x2+1.5+0.02'], path), want)
     # crop: NumPy slicing, clipped
     h, w = img.shape[:2]
     check(label + ' crop', gf(['-crop', '%dx%d+%d+%d' % (w // 2, h, w // 3, h // 4)], path),
