@@ -45,6 +45,18 @@ static inline cudaError_t gf_sm_count(int *sms)
     return gf_device_attr(cudaDevAttrMultiProcessorCount, sms);
 }
 
+// Blocks for a grid-stride loop over `work` blocks' worth of items: at most
+// 32 a multiprocessor, so that each block makes many items rather than the
+// GPU spending its time starting blocks.
+static inline unsigned gf_loop_blocks(size_t work)
+{
+    int sms = 132;
+    if (gf_sm_count(&sms) != cudaSuccess)
+        (void)cudaGetLastError();
+    const size_t most = (size_t)sms * 32;
+    return (unsigned)(work < most ? (work ? work : 1) : most);
+}
+
 // Calls f.template operator()<T, C>() for the image's sample type and channel count.
 template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
 {

@@ -6,9 +6,10 @@
 // taps along row y of the input, every channel, 64-bit sums, into the
 // 32-bit intermediate (8 fraction bits, OW x H x C).  resize_cols: a thread
 // an output pixel (x, y): its n taps down column x of the intermediate.  A
-// block is 128 threads along a row (x), grid.y rows at a time, walking the
-// rows beyond 65535 with a stride; a warp's taps read neighbouring pixels
+// block is 128 threads along a row (x) walking rows grid.y apart (as many
+// rows a block as keep about 32 blocks a multiprocessor); a warp's taps read neighbouring pixels
 // (rows: through L1; columns: whole rows of the intermediate, coalesced).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -16,7 +17,14 @@
 
 namespace {
 
-constexpr int THREADS = 128, MAX_GRID_Y = 65535;
+constexpr int THREADS = 128;
+
+// The grid of a pass making rows x cols outputs: blocks along a row, then the rows shared out.
+dim3 grid(int cols, int rows)
+{
+    const unsigned bx = gf_blocks(cols, THREADS);
+    return dim3(bx, std::min<unsigned>(gf_loop_blocks((size_t)bx * rows) / bx + 1, std::min(rows, 65535)));
+}
 
 template <typename T, int C>
 __global__ void __launch_bounds__(THREADS) resize_rows(const T *__restrict__ in, int32_t *__restrict__ mid, int W, int H,
@@ -112,10 +120,10 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     if (status)
         return status;
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        resize_rows<T, C><<<dim3(gf_blocks(OW, THREADS), min(H, MAX_GRID_Y)), THREADS, 0, st>>>(
+        resize_rows<T, C><<<grid(OW, H), THREADS, 0, st>>>(
             (const T *)in->data, (int32_t *)mid, W, H, OW, taps, taps + OW, n_x);
         GF_LAUNCH_CHECK();
-        resize_cols<T, C><<<dim3(gf_blocks(OW, THREADS), min(OH, MAX_GRID_Y)), THREADS, 0, st>>>(
+        resize_cols<T, C><<<grid(OW, OH), THREADS, 0, st>>>(
             (const int32_t *)mid, (T *)out->data, OW, OH, taps + nx, taps + nx + OH, n_y, gf_maxval(in->depth));
         GF_LAUNCH_CHECK();
         return cudaSuccess;

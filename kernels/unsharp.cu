@@ -34,7 +34,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     if (status)
         return status;
     const size_t pixels = (size_t)in->width * in->height;
-    const unsigned blocks = gf_blocks(pixels, 256) < 65536u * 16 ? gf_blocks(pixels, 256) : 65536u * 16;
+    const unsigned blocks = gf_loop_blocks(gf_blocks(pixels, 256));
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         unsharp<T, C><<<blocks, 256, 0, gf_cuda_stream(cu)>>>((const T *)in->data, (T *)out->data, pixels,
                                                               s->unsharp.gain, gf_unsharp_threshold(s, in->depth),
