@@ -306,7 +306,7 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     }
     p->nsteps++;
     if (op->passthrough)
-        p->has_histogram = 1;
+        p->report = op->name;
     return GF_OK;
 }
 
@@ -423,11 +423,11 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     if (p->nargs == 0)
         return gf_error(GF_EINVAL, "missing INPUT");
     if (p->set.outdir) {
-        if (p->has_histogram)
-            return gf_error(GF_EINVAL, "-histogram writes one file and cannot be used with -o DIR");
+        if (p->report)
+            return gf_error(GF_EINVAL, "-%s writes one file and cannot be used with -o DIR", p->report);
         return GF_OK;
     }
-    if (p->nargs == 1 && !p->has_histogram)
+    if (p->nargs == 1 && !p->report)
         return gf_error(GF_EINVAL, "missing OUTPUT after '%s'", p->args[0]);
     if (p->nargs > 2)
         return gf_error(GF_EINVAL,

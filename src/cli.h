@@ -48,7 +48,7 @@ typedef struct gf_plan {
     char **args; /* INPUT [OUTPUT], or with -o DIR the INPUTs (@LIST included) */
     int nargs;
     int help, version;
-    int has_histogram;
+    const char *report; /* the name of an op that writes a report file (-histogram, -stats), or NULL */
     char *text; /* gf_cli_parse_ops: the fragment's copy the steps point into */
 } gf_plan;
 

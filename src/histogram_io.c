@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing a histogram: CSV, JSON, a PNG chart, or a plain text table,
- * chosen by the file's extension; shared by both back ends. */
+/* Writing the reports, a histogram (CSV, JSON, a PNG chart, or a plain text
+ * table) and statistics (CSV, JSON or text), chosen by the file's
+ * extension; shared by both back ends. */
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,6 +135,57 @@ gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, co
         char detail[400];
         snprintf(detail, sizeof detail, "%s", gf_error_detail(st));
         return gf_error(st, "histogram %s: %s", path, detail);
+    }
+    return GF_OK;
+}
+
+struct stats {
+    const gf_image *img;
+    const gf_channel_stats *st;
+    enum hfmt fmt;
+};
+
+static gf_status emit_stats(FILE *f, void *ctx)
+{
+    const struct stats *s = ctx;
+    const int C = s->img->channels;
+    const uint64_t n = (uint64_t)s->img->width * s->img->height;
+    if (s->fmt == H_JSON)
+        fprintf(f, "{\n  \"width\": %d,\n  \"height\": %d,\n  \"depth\": %d,\n  \"channels\": {\n", s->img->width,
+                s->img->height, s->img->depth);
+    else if (s->fmt == H_CSV)
+        fputs("channel,min,max,mean,stddev,sum\n", f);
+    else
+        fprintf(f, "# %dx%d %s %d-bit\nchannel min max mean stddev sum\n", s->img->width, s->img->height,
+                gf_layout_name(C), s->img->depth);
+    for (int c = 0; c < C; c++) {
+        const gf_channel_stats *t = &s->st[c];
+        /* the variance's numerator n sumsq - sum^2 is exact: below 2^127 for any image that fits memory */
+        const unsigned __int128 var = (unsigned __int128)n * t->sumsq - (unsigned __int128)t->sum * t->sum;
+        const double mean = (double)t->sum / (double)n, sd = sqrtl((long double)var) / (long double)n;
+        const char *name = gf_channel_name(C, c);
+        if (s->fmt == H_JSON)
+            fprintf(f, "    \"%s\": {\"min\": %u, \"max\": %u, \"mean\": %.6f, \"stddev\": %.6f, \"sum\": %llu}%s\n",
+                    name, t->min, t->max, mean, sd, (unsigned long long)t->sum, c + 1 < C ? "," : "");
+        else
+            fprintf(f, s->fmt == H_CSV ? "%s,%u,%u,%.6f,%.6f,%llu\n" : "%s %u %u %.6f %.6f %llu\n", name, t->min, t->max,
+                    mean, sd, (unsigned long long)t->sum);
+    }
+    if (s->fmt == H_JSON)
+        fputs("  }\n}\n", f);
+    if (ferror(f))
+        return gf_error(GF_EIO, "cannot write the statistics: %s", strerror(errno));
+    return GF_OK;
+}
+
+gf_status gf_stats_write(const char *path, const gf_image *img, const gf_channel_stats *st)
+{
+    struct stats s = {img, st, hist_format(path) == H_PNG ? H_TEXT : hist_format(path)};
+    gf_status status = gf_write_file(path, emit_stats, &s);
+    if (status) {
+        char detail[400];
+        snprintf(detail, sizeof detail, "%s", gf_error_detail(status));
+        return gf_error(status, "stats %s: %s", path, detail);
     }
     return GF_OK;
 }

@@ -176,9 +176,12 @@ int main(int argc, char **argv)
         return usage_error("refusing to write image data to a terminal");
     }
     for (int i = 0; output && !strcmp(output, "-") && i < plan.nsteps; i++)
-        if (plan.steps[i].op->passthrough && !strcmp(plan.steps[i].histogram.path, "-")) {
+        if (plan.steps[i].op->passthrough && !strcmp(plan.steps[i].report.path, "-")) {
+            char detail[128];
+            snprintf(detail, sizeof detail, "the image and -%s's report cannot both go to standard output",
+                     plan.steps[i].op->name);
             gf_plan_free(&plan);
-            return usage_error("the image and a histogram cannot both go to standard output");
+            return usage_error(detail);
         }
 
     struct device d = {.plan = &plan};

@@ -28,6 +28,7 @@ IMPLEMENTATIONS(grayscale)
 IMPLEMENTATIONS(resize)
 IMPLEMENTATIONS(rank)
 IMPLEMENTATIONS(unsharp)
+IMPLEMENTATIONS(stats)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize, gf_fast_unsharp; /* src/fast/ */
 #ifdef HAVE_CUDA
@@ -186,11 +187,11 @@ static gf_status parse_rotate(gf_step *s, const char *arg)
     return GF_OK;
 }
 
-static gf_status parse_histogram(gf_step *s, const char *arg)
+static gf_status parse_report(gf_step *s, const char *arg)
 {
     if (!*arg)
-        return gf_error(GF_EINVAL, "-histogram needs a file name ('-' for standard output)");
-    s->histogram.path = arg;
+        return gf_error(GF_EINVAL, "-%s needs a file name ('-' for standard output)", s->op->name);
+    s->report.path = arg;
     return GF_OK;
 }
 
@@ -433,11 +434,15 @@ const gf_op gf_ops[] = {
           "-background #ff000080 -rotate 200.5", "-rotate 90", "-rotate 180", "-rotate 270"),
      LIST("-rotate 90", "-rotate 180", "-rotate 30")},
     {"histogram", GF_ARG_REQUIRED, "FILE",
-     "write the histogram here (.csv, .json, .png chart, else text; - stdout); image unchanged", parse_histogram, NULL,
+     "write the histogram here (.csv, .json, .png chart, else text; - stdout); image unchanged", parse_report, NULL,
      gf_cpu_histogram, gf_fast_histogram, CUDA(histogram), 1, ns_count,
      LIST("-histogram h.csv", "-bins 16 -histogram h.txt", "-bins 1024 -histogram h.json",
           "-bins 65536 -histogram h.csv"),
      LIST("-histogram /dev/null")},
+    {"stats", GF_ARG_REQUIRED, "FILE",
+     "write each channel's min, max, mean, standard deviation and sum here (.csv, .json, else text; - stdout)",
+     parse_report, NULL, gf_cpu_stats, NULL, CUDA(stats), 1, ns_count, LIST("-stats s.txt", "-stats s.json", "-stats s.csv"),
+     LIST("-stats /dev/null")},
     {"equalize", GF_ARG_NONE, NULL, "histogram equalisation, each colour channel on its own", NULL, NULL,
      gf_cpu_equalize, gf_fast_equalize, CUDA(equalize), 0, ns_count, LIST("-equalize"), LIST("-equalize")},
     {"unsharp", GF_ARG_REQUIRED, "RxSIGMA+AMOUNT+THRESHOLD",
@@ -447,10 +452,10 @@ const gf_op gf_ops[] = {
           "-unsharp 20x7+3"),
      LIST("-unsharp 0x1", "-unsharp 0x5")},
     {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank, NULL,
-     CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 5000"),
+     CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 120"),
      LIST("-erode 1", "-erode 5", "-erode 15")},
     {"dilate", GF_ARG_REQUIRED, "R", "maximum over the (2R+1)x(2R+1) window", parse_dilate, NULL, gf_cpu_rank, NULL,
-     CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 300"), LIST("-dilate 5")},
+     CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 60"), LIST("-dilate 5")},
     {"crop", GF_ARG_REQUIRED, "WxH+X+Y", "the region of W x H pixels from (X, Y), clipped to the image", parse_crop,
      shape_crop, gf_cpu_crop, NULL, CUDA(crop), 0, ns_move,
      LIST("-crop 100x50+10+5", "-crop 7x3+1+2", "-crop 5000x5000-3-2", "-crop 1x1+0+0", "-crop 64x300+0+1"),

@@ -34,7 +34,8 @@ struct gf_rotate_args {
     int right;            /* a multiple of 90: an exact move by `orient` */
     enum gf_orient orient;
 };
-struct gf_histogram_args { const char *path; };
+/* -histogram FILE, -stats FILE: the file the report goes to ("-": standard output) */
+struct gf_report_args { const char *path; };
 /* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
  * left of or above the image); clipped to the image by the shape. */
 struct gf_crop_args { int width, height; long x, y; };
@@ -73,7 +74,7 @@ typedef struct gf_step {
         struct gf_laplacian_args laplacian;
         struct gf_orient_args orient;
         struct gf_rotate_args rotate;
-        struct gf_histogram_args histogram;
+        struct gf_report_args report;
         struct gf_crop_args crop;
         struct gf_grayscale_args grayscale;
         struct gf_resize_args resize;
@@ -158,6 +159,14 @@ void gf_resize_taps_free(gf_resize_taps *t);
 /* -unsharp: the blur it subtracts, as a -blur step; the threshold t of gf_unsharp_value at `depth`. */
 gf_step gf_unsharp_blur(const gf_step *s);
 int64_t gf_unsharp_threshold(const gf_step *s, int depth);
+/* -stats: one channel's exact moments; written with its mean and standard
+ * deviation (population) computed from them (histogram_io.c). */
+typedef struct gf_channel_stats {
+    uint32_t min, max;
+    uint64_t sum;
+    unsigned __int128 sumsq;
+} gf_channel_stats;
+gf_status gf_stats_write(const char *path, const gf_image *img, const gf_channel_stats *st);
 /* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth. */
 gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);

@@ -432,9 +432,9 @@ static void check_fast_file(const gf_op *op, const gf_step *s, const gf_image *i
 {
     gf_step ref = *s, fast = *s;
     char want[300], got[300];
-    snprintf(want, sizeof want, "ref-%s", s->histogram.path);
-    snprintf(got, sizeof got, "fast-%s", s->histogram.path);
-    ref.histogram.path = want, fast.histogram.path = got;
+    snprintf(want, sizeof want, "ref-%s", s->report.path);
+    snprintf(got, sizeof got, "fast-%s", s->report.path);
+    ref.report.path = want, fast.report.path = got;
     if (op->cpu(&ref, in, NULL) || op->fast(&fast, in, NULL, threads)) {
         fprintf(stderr, "FAIL fast %s: %s\n", op->name, gf_error_detail(GF_EIO));
         exit(1);

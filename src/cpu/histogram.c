@@ -37,7 +37,7 @@ gf_status gf_cpu_histogram(const gf_step *s, const gf_image *in, gf_image *out)
     if (st)
         return st;
     if (!(st = gf_histogram_count(in, bins, counts)))
-        st = gf_histogram_write(s->histogram.path, in, bins, counts);
+        st = gf_histogram_write(s->report.path, in, bins, counts);
     free(counts);
     return st;
 }

@@ -73,7 +73,7 @@ gf_status gf_fast_histogram(const gf_step *s, const gf_image *in, gf_image *out,
     uint64_t *counts = NULL;
     gf_status st = alloc_array((size_t)in->channels * bins, sizeof *counts, (void **)&counts);
     if (!st && !(st = count(in, bins, counts, threads)))
-        st = gf_histogram_write(s->histogram.path, in, bins, counts);
+        st = gf_histogram_write(s->report.path, in, bins, counts);
     free(counts);
     return st;
 }
