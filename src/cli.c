@@ -189,6 +189,18 @@ static gf_status set_filter(gf_settings *s, const char *a)
     return gf_error(GF_EINVAL, "invalid -filter '%s' (want point, box, linear, catrom, mitchell or lanczos)", a);
 }
 
+static gf_status set_bias(gf_settings *s, const char *a)
+{
+    char *end;
+    const double v = strtod(a, &end);
+    const int pct = *end == '%';
+    if (end == a || (*end && !(pct && !end[1])) || !isfinite(v) || fabs(v) > (pct ? 100 : 255))
+        return gf_error(GF_EINVAL, "invalid -bias '%s' (want N from -255 to 255 in 8-bit units, or N%% of the maximum)",
+                        a);
+    s->bias = pct ? v / 100 : v / 255;
+    return GF_OK;
+}
+
 static gf_status set_verbose(gf_settings *s, const char *a)
 {
     (void)a;
@@ -262,6 +274,8 @@ const gf_setting gf_settings_table[] = {
     {"filter", GF_ARG_REQUIRED, "NAME",
      "-resize's filter: point, box, linear, catrom, mitchell, lanczos (lanczos shrinking, mitchell enlarging)",
      set_filter},
+    {"bias", GF_ARG_REQUIRED, "N|N%", "added to each -convolve result: 8-bit units, or a percentage of the maximum (0)",
+     set_bias},
     {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)", set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
     {"0", GF_ARG_NONE, NULL, "@LIST and @- hold NUL-terminated names (find -print0), not lines", set_nul_lists},
@@ -299,6 +313,7 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     s->background = p->set.bg;
     s->bins = p->set.bins;
     s->filter = (enum gf_filter)p->set.filter;
+    s->bias = p->set.bias;
     if (op->parse) {
         gf_status st = op->parse(s, arg);
         if (st)

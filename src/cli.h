@@ -18,6 +18,7 @@ typedef struct gf_settings {
     gf_color bg;
     int bins;
     int filter; /* enum gf_filter */
+    double bias; /* -bias, a fraction of the maximum */
     enum gf_device device;
     int device_index;                /* single image: -1 = any (device 0) */
     int devices[GF_MAX_DEVICES];     /* batch: cuda:0,1 (device_index is the first) */

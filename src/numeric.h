@@ -5,6 +5,7 @@
 #ifndef GF_NUMERIC_H
 #define GF_NUMERIC_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -167,6 +168,30 @@ GF_HD uint32_t gf_unsharp_value(uint32_t v, uint32_t b, int64_t gain, int64_t t,
         return v;
     const int64_t r = (int64_t)v + ((d * gain + 32768) >> 16); /* arithmetic shift: a floor */
     return r < 0 ? 0 : r > (int64_t)maxval ? maxval : (uint32_t)r;
+}
+
+/* -convolve: a sample is floor((sum of q v + bias + 2^15) / 2^16), clamped,
+ * q the kernel's weights and bias in 2^-16 of a sample. */
+#define GF_CONVOLVE_BITS 16
+#define GF_KERNEL_MAX 31 /* a kernel's largest side */
+GF_HD uint32_t gf_convolve_value(int64_t sum, int64_t bias, uint32_t maxval)
+{
+    const int64_t v = (sum + bias + ((int64_t)1 << (GF_CONVOLVE_BITS - 1))) >> GF_CONVOLVE_BITS;
+    return v < 0 ? 0 : v > (int64_t)maxval ? maxval : (uint32_t)v;
+}
+
+/* -edge: floor(sqrt(gx^2 + gy^2) + 1/2) of the two directions' integer
+ * responses, clamped; the square root exact (an integer root, corrected). */
+GF_HD uint32_t gf_edge_value(int64_t gx, int64_t gy, uint32_t maxval)
+{
+    const uint64_t m = (uint64_t)(gx * gx) + (uint64_t)(gy * gy);
+    uint64_t s = (uint64_t)sqrt((double)m);
+    while (s * s > m)
+        s--;
+    while ((s + 1) * (s + 1) <= m)
+        s++;
+    const uint64_t r = m > s * s + s ? s + 1 : s;
+    return r > maxval ? maxval : (uint32_t)r;
 }
 
 #endif

@@ -29,6 +29,7 @@ IMPLEMENTATIONS(resize)
 IMPLEMENTATIONS(rank)
 IMPLEMENTATIONS(unsharp)
 IMPLEMENTATIONS(stats)
+IMPLEMENTATIONS(convolve)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize, gf_fast_unsharp; /* src/fast/ */
 #ifdef HAVE_CUDA
@@ -39,6 +40,8 @@ gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 #define GF_MAX_RADIUS 2000000 /* twice the largest side: any more only repeats the border */
+
+static int geometry(const char *a, double *w, double *h, int *flags, long *x, long *y);
 
 /* Parses a finite number taking the whole string. */
 static int number(const char *s, double *v)
@@ -130,6 +133,113 @@ gf_step gf_unsharp_blur(const gf_step *s)
 int64_t gf_unsharp_threshold(const gf_step *s, int depth)
 {
     return (int64_t)ceil(s->unsharp.threshold * gf_maxval(depth));
+}
+
+/* ImageMagick's kernel syntax: a name, or [WxH[+X+Y]:] and the values
+ * row by row (a square count without the size), commas or spaces apart. */
+static gf_status parse_convolve(gf_step *s, const char *arg)
+{
+    static const struct {
+        const char *name;
+        int8_t k[9];
+    } named[] = {{"sobel", {1, 0, -1, 2, 0, -2, 1, 0, -1}},      {"prewitt", {1, 0, -1, 1, 0, -1, 1, 0, -1}},
+                 {"sharpen", {0, -1, 0, -1, 5, -1, 0, -1, 0}},   {"emboss", {-2, -1, 0, -1, 1, 1, 0, 1, 2}},
+                 {"laplacian", {-1, -1, -1, -1, 8, -1, -1, -1, -1}}, {"laplacian:0", {-1, -1, -1, -1, 8, -1, -1, -1, -1}},
+                 {"laplacian:1", {0, -1, 0, -1, 4, -1, 0, -1, 0}}, {"laplacian:2", {-2, 1, -2, 1, 4, 1, -2, 1, -2}},
+                 {"laplacian:3", {1, -2, 1, -2, 4, -2, 1, -2, 1}}};
+    enum { N = GF_KERNEL_MAX * GF_KERNEL_MAX };
+    double k[N];
+    int n = 0, w = 0, h = 0, ox = -1, oy = -1;
+    struct gf_convolve_args *c = &s->convolve;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (!strcasecmp(arg, named[i].name)) {
+            for (n = 0; n < 9; n++)
+                k[n] = named[i].k[n];
+            w = h = 3;
+        }
+    const char *p = arg, *colon = strchr(arg, ':');
+    if (!n && colon && isdigit((unsigned char)*arg)) { /* WxH[+X+Y]: */
+        double dw, dh;
+        int flags;
+        long x, y;
+        char head[64];
+        if ((size_t)(colon - arg) >= sizeof head)
+            goto bad;
+        memcpy(head, arg, (size_t)(colon - arg));
+        head[colon - arg] = '\0';
+        const int offset = strpbrk(head, "+-") != NULL;
+        if (geometry(head, &dw, &dh, &flags, &x, &y) || flags || dw < 1 || dh < 1 || dw > GF_KERNEL_MAX ||
+            dh > GF_KERNEL_MAX || dw != floor(dw) || dh != floor(dh))
+            goto bad;
+        w = (int)dw, h = (int)dh;
+        if (offset) {
+            if (x < 0 || y < 0 || x >= w || y >= h)
+                goto bad;
+            ox = (int)x, oy = (int)y;
+        }
+        p = colon + 1;
+    }
+    if (!n) {
+        for (;;) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            if (!*p)
+                break;
+            char *end;
+            if (n == N || (!isdigit((unsigned char)*p) && !strchr("+-.", *p)))
+                goto bad;
+            k[n] = strtod(p, &end);
+            if (end == p || !isfinite(k[n]) || (*end && *end != ' ' && *end != ','))
+                goto bad;
+            p = end, n++;
+        }
+        if (!w) { /* a square count: its side */
+            w = h = (int)lround(sqrt(n));
+            if (w * w != n)
+                goto bad;
+        }
+        if (n != w * h)
+            goto bad;
+    }
+    c->w = w, c->h = h, c->ox = ox < 0 ? (w - 1) / 2 : ox, c->oy = oy < 0 ? (h - 1) / 2 : oy, c->edge = 0;
+    /* normalised where the sum is not 0 (as ImageMagick's -convolve), into 2^-16 summing exactly to the
+     * rounded total: the rounding's remainder goes to the largest weight */
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += k[i];
+    const double scale = fabs(sum) > 1e-9 ? 1 / sum : 1;
+    int64_t total = 0;
+    int big = 0;
+    for (int i = 0; i < n; i++) {
+        const double v = k[i] * scale * (1 << GF_CONVOLVE_BITS);
+        if (fabs(v) > 2147483647.0 / N)
+            return gf_error(GF_EINVAL, "invalid -convolve '%s' (a weight is too large after normalisation)", arg);
+        c->q[i] = (int32_t)llround(v);
+        total += c->q[i];
+        big = fabs(k[i]) > fabs(k[big]) ? i : big;
+    }
+    c->q[big] += (int32_t)(llround(sum * scale * (1 << GF_CONVOLVE_BITS)) - total);
+    return GF_OK;
+bad:
+    return gf_error(GF_EINVAL,
+                    "invalid -convolve '%s' (want a name, or [WxH[+X+Y]:] and W*H values, sides up to %d)", arg,
+                    GF_KERNEL_MAX);
+}
+
+static gf_status parse_edge(gf_step *s, const char *arg)
+{
+    static const int32_t sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1}, prewitt[9] = {1, 0, -1, 1, 0, -1, 1, 0, -1};
+    if (strcasecmp(arg, "sobel") && strcasecmp(arg, "prewitt"))
+        return gf_error(GF_EINVAL, "invalid -edge '%s' (want sobel or prewitt)", arg);
+    struct gf_convolve_args *c = &s->convolve;
+    c->w = c->h = 3, c->ox = c->oy = 1, c->edge = 1;
+    memcpy(c->q, strcasecmp(arg, "sobel") ? prewitt : sobel, sizeof sobel);
+    return GF_OK;
+}
+
+int64_t gf_convolve_bias(const gf_step *s, int depth)
+{
+    return llround(s->bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
 }
 
 static gf_status parse_box(gf_step *s, const char *arg)
@@ -400,6 +510,10 @@ static double ns_unsharp(const gf_step *s)
 {
     return 4.0 + 0.15 * s->unsharp.blur.radius;
 }
+static double ns_convolve(const gf_step *s) /* the reference: a multiply-add a tap */
+{
+    return 2.0 + 1.0 * s->convolve.w * s->convolve.h * (s->convolve.edge ? 2 : 1);
+}
 static double ns_resize(const gf_step *s)
 {
     return 20.0;
@@ -451,6 +565,16 @@ const gf_op gf_ops[] = {
      LIST("-unsharp 0x2+1.5+0.02", "-unsharp 0x1", "-unsharp 3x1+2+0", "-unsharp 0x5+0.5+0.2", "-unsharp 2",
           "-unsharp 20x7+3"),
      LIST("-unsharp 0x1", "-unsharp 0x5")},
+    {"convolve", GF_ARG_REQUIRED, "KERNEL",
+     "weighted sum over a kernel: [WxH[+X+Y]:] values, or sobel, prewitt, sharpen, emboss, laplacian[:0-3]",
+     parse_convolve, NULL, gf_cpu_convolve, NULL, CUDA(convolve), 0, ns_convolve,
+     LIST("-convolve 3x3:1,2,1,2,4,2,1,2,1", "-convolve sobel", "-bias 50% -convolve laplacian:2",
+          "-convolve 5x3+0+2:1,-2,3,-4,5,6,-7,8,-9,10,11,12,13,14,15", "-convolve 2x2:1,1,1,1",
+          "-convolve 1x7:1,1,1,1,1,1,1", "-convolve 0.5,0,0,0,0,0,0,0,0.5", "-convolve emboss"),
+     LIST("-convolve 3x3:1,2,1,2,4,2,1,2,1", "-convolve sobel")},
+    {"edge", GF_ARG_REQUIRED, "sobel|prewitt", "gradient magnitude sqrt(gx^2 + gy^2) of the two directions",
+     parse_edge, NULL, gf_cpu_convolve, NULL, CUDA(convolve), 0, ns_convolve, LIST("-edge sobel", "-edge prewitt"),
+     LIST("-edge sobel")},
     {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank, NULL,
      CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 120"),
      LIST("-erode 1", "-erode 5", "-erode 15")},

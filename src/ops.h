@@ -39,6 +39,10 @@ struct gf_report_args { const char *path; };
 /* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
  * left of or above the image); clipped to the image by the shape. */
 struct gf_crop_args { int width, height; long x, y; };
+/* -convolve KERNEL: W x H weights in 2^-16 (normalised where they sum to
+ * other than 0), row by row, and the origin; -edge sobel|prewitt: the
+ * integer kernel of the x direction (the y direction is its transpose). */
+struct gf_convolve_args { int w, h, ox, oy, edge; int32_t q[GF_KERNEL_MAX * GF_KERNEL_MAX]; };
 /* -erode R (min), -dilate R (max) */
 struct gf_rank_args { int radius; int max; };
 enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
@@ -68,6 +72,7 @@ typedef struct gf_step {
     gf_color background; /* -background */
     int bins;            /* -bins (0: 256) */
     enum gf_filter filter; /* -filter (GF_FILTER_DEFAULT: by the scale) */
+    double bias;           /* -bias, a fraction of the maximum sample */
     union {
         struct gf_blur_args blur;
         struct gf_box_args box;
@@ -80,6 +85,7 @@ typedef struct gf_step {
         struct gf_resize_args resize;
         struct gf_rank_args rank;
         struct gf_unsharp_args unsharp;
+        struct gf_convolve_args convolve;
     };
 } gf_step;
 
@@ -156,6 +162,8 @@ gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape 
 gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *out, gf_resize_taps *tx,
                          gf_resize_taps *ty);
 void gf_resize_taps_free(gf_resize_taps *t);
+/* -convolve: -bias in 2^-16 of a sample at `depth`. */
+int64_t gf_convolve_bias(const gf_step *s, int depth);
 /* -unsharp: the blur it subtracts, as a -blur step; the threshold t of gf_unsharp_value at `depth`. */
 gf_step gf_unsharp_blur(const gf_step *s);
 int64_t gf_unsharp_threshold(const gf_step *s, int depth);

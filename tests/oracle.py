@@ -150,6 +150,24 @@ for label, path, img in inputs:
     if img.ndim == 3 and img.shape[2] in (2, 4):
         want[..., -1] = v[..., -1]
     check(label + ' unsharp 0x2+1.5+0.02', gf(['-unsharp', '0x2+1.5+0.02'], path), want)
+    # convolve: filter2D (a correlation) in float64, rounded, clamped; the kernel normalised (sum 16) and not
+    # (sum 0); edge: the magnitude of the Sobel pair
+    f64 = img.astype(np.float64)
+    cc = img.shape[2] - 1 if img.ndim == 3 and img.shape[2] in (2, 4) else (1 if img.ndim == 2 else img.shape[2])
+    for bname, bcv in BORDERS.items():
+        for text, kern in (('3x3:1,2,1,2,4,2,1,2,1', np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]) / 16.0),
+                           ('3x3:1,2,1,0,0,0,-1,-2,-1', np.array([[1, 2, 1], [0, 0, 0], [-1, -2, -1]], np.float64))):
+            want = np.clip(np.floor(cv2.filter2D(f64, -1, kern, borderType=bcv) + 0.5), 0, maxv)
+            if img.ndim == 3 and img.shape[2] == 4:
+                want[..., 3] = img[..., 3]
+            check('%s convolve %s %s' % (label, text, bname), gf(['-border', bname, '-convolve', text], path), want,
+                  1 if '4,2' in text else 0)
+        kx = np.array([[1, 0, -1], [2, 0, -2], [1, 0, -1]], np.float64)
+        gx, gy = cv2.filter2D(f64, -1, kx, borderType=bcv), cv2.filter2D(f64, -1, kx.T.copy(), borderType=bcv)
+        want = np.minimum(np.floor(np.sqrt(gx * gx + gy * gy) + 0.5), maxv)
+        if img.ndim == 3 and img.shape[2] == 4:
+            want[..., 3] = img[..., 3]
+        check('%s edge sobel %s' % (label, bname), gf(['-border', bname, '-edge', 'sobel'], path), want)
     # crop: NumPy slicing, clipped
     h, w = img.shape[:2]
     check(label + ' crop', gf(['-crop', '%dx%d+%d+%d' % (w // 2, h, w // 3, h // 4)], path),

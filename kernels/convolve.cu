@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// -convolve and -edge: a shared-memory tile, as src/cpu/convolve.c.
+//
+// A block of 32 x 8 threads makes a tile of TX x TY = 32 x 16 pixels, each
+// thread two rows 8 apart.  It stages the kernel's weights (the transpose's
+// too for -edge) and the tile's footprint, (TY + h - 1) x (TX + w - 1)
+// pixels of C samples (the border rule applied while loading, rows
+// coalesced), in dynamic shared memory as samples of T; a thread then sums
+// w h products a colour channel in 64 bits.  Kernels up to 31 x 31: at most
+// 3.8 KB of weights (twice for -edge) and 46 x 62 x 4 samples.
+#include "kernel_util.cuh"
+
+namespace {
+
+constexpr int TX = 32, TY = 16, THREADS_Y = 8;
+
+template <typename T, int C, bool EDGE>
+__global__ void __launch_bounds__(TX *THREADS_Y)
+    convolve_tiled(const T *__restrict__ in, T *__restrict__ out, int W, int H, gf_convolve_args k, int border,
+                   int64_t bias, uint32_t maxval)
+{
+    extern __shared__ __align__(8) int32_t sm[];
+    const int n = k.w * k.h, pw = TX + k.w - 1, ph = TY + k.h - 1;
+    int32_t *q = sm, *qt = sm + n;             // the weights, and (-edge) their transpose
+    T *tile = (T *)(sm + (EDGE ? 2 * n : n)); // ph rows of pw pixels
+    const int tid = threadIdx.y * TX + threadIdx.x;
+    for (int i = tid; i < n; i += TX * THREADS_Y) {
+        q[i] = k.q[i];
+        if (EDGE)
+            qt[i] = k.q[(i % k.w) * k.w + i / k.w];
+    }
+    const int x0 = blockIdx.x * TX - k.ox, y0 = blockIdx.y * TY - k.oy; // the footprint's first pixel
+    for (int e = tid; e < ph * pw * C; e += TX * THREADS_Y) {
+        const int r = e / (pw * C), rest = e - r * pw * C, p = rest / C, c = rest - p * C;
+        const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
+        tile[e] = sx < 0 || sy < 0 ? T(0) : in[((size_t)sy * W + sx) * C + c];
+    }
+    __syncthreads();
+    constexpr int CC = C == 2 || C == 4 ? C - 1 : C;
+    const int x = blockIdx.x * TX + threadIdx.x;
+    for (int r = threadIdx.y; r < TY; r += THREADS_Y) {
+        const int y = blockIdx.y * TY + r;
+        if (x >= W || y >= H)
+            continue;
+        T *o = out + ((size_t)y * W + x) * C;
+#pragma unroll
+        for (int c = 0; c < CC; c++) {
+            int64_t gx = 0, gy = 0;
+            for (int j = 0; j < k.h; j++) {
+                const T *t = tile + ((r + j) * pw + threadIdx.x) * C + c;
+                for (int i = 0; i < k.w; i++) {
+                    gx += (int64_t)q[j * k.w + i] * t[i * C];
+                    if (EDGE)
+                        gy += (int64_t)qt[j * k.w + i] * t[i * C];
+                }
+            }
+            o[c] = (T)(EDGE ? gf_edge_value(gx, gy, maxval) : gf_convolve_value(gx, bias, maxval));
+        }
+        if constexpr (CC < C)
+            o[CC] = in[((size_t)y * W + x) * C + CC];
+    }
+}
+
+const char *const paths[] = {"tiled", nullptr};
+
+int choose(const gf_step *, const gf_image *)
+{
+    return 0;
+}
+
+gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
+{
+    const gf_convolve_args &k = s->convolve;
+    const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
+    const size_t smem = (size_t)k.w * k.h * 4 * (k.edge ? 2 : 1) +
+                        (size_t)(TY + k.h - 1) * (TX + k.w - 1) * in->channels * (in->depth / 8);
+    const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
+        auto launch = [&](auto kernel) -> cudaError_t {
+            if (!gf_fit_smem(kernel, smem))
+                return cudaErrorInvalidConfiguration;
+            kernel<<<grid, block, smem, gf_cuda_stream(cu)>>>((const T *)in->data, (T *)out->data, in->width,
+                                                              in->height, k, s->border, gf_convolve_bias(s, in->depth),
+                                                              gf_maxval(in->depth));
+            GF_LAUNCH_CHECK();
+            return cudaSuccess;
+        };
+        return k.edge ? launch(convolve_tiled<T, C, true>) : launch(convolve_tiled<T, C, false>);
+    });
+    return gf_cuda_status(e, "convolve kernel");
+}
+
+} // namespace
+
+extern "C" const gf_cuda_op gf_cuda_convolve = {enqueue, nullptr, choose, paths};
