@@ -29,12 +29,7 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
         if (EDGE)
             qt[i] = k.q[(i % k.w) * k.w + i / k.w];
     }
-    const int x0 = blockIdx.x * TX - k.ox, y0 = blockIdx.y * TY - k.oy; // the footprint's first pixel
-    for (int e = tid; e < ph * pw * C; e += TX * THREADS_Y) {
-        const int r = e / (pw * C), rest = e - r * pw * C, p = rest / C, c = rest - p * C;
-        const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
-        tile[e] = sx < 0 || sy < 0 ? T(0) : in[((size_t)sy * W + sx) * C + c];
-    }
+    gf_stage_footprint(in, tile, W, H, C, blockIdx.x * TX - k.ox, blockIdx.y * TY - k.oy, pw, ph, border);
     __syncthreads();
     constexpr int CC = C == 2 || C == 4 ? C - 1 : C;
     const int x = blockIdx.x * TX + threadIdx.x;

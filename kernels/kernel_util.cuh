@@ -76,6 +76,21 @@ template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
     }
 }
 
+// A tile's footprint to shared memory: ph rows of pw pixels of C samples from
+// pixel (x0, y0) on (which may lie outside: the border rule applies, 0 where
+// it names none), tile[(r pw + p) C + c], the block's threads in turn.
+template <typename T>
+__device__ __forceinline__ void gf_stage_footprint(const T *__restrict__ in, T *tile, int W, int H, int C, int x0,
+                                                   int y0, int pw, int ph, int border)
+{
+    const int threads = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int e = tid; e < ph * pw * C; e += threads) {
+        const int r = e / (pw * C), rest = e - r * pw * C, p = rest / C, c = rest - p * C;
+        const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
+        tile[e] = sx < 0 || sy < 0 ? T(0) : in[((size_t)sy * W + sx) * C + c];
+    }
+}
+
 // One 16-byte cp.async from global to shared memory (L1 bypassed), in the
 // group the next cp.async.commit_group closes.
 __device__ __forceinline__ void gf_cp_async16(void *dst, const void *src)

@@ -30,6 +30,7 @@ IMPLEMENTATIONS(rank)
 IMPLEMENTATIONS(unsharp)
 IMPLEMENTATIONS(stats)
 IMPLEMENTATIONS(convolve)
+IMPLEMENTATIONS(median)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize, gf_fast_unsharp; /* src/fast/ */
 #ifdef HAVE_CUDA
@@ -259,6 +260,14 @@ static gf_status parse_rank(gf_step *s, const char *arg, int max)
                         GF_MAX_RADIUS);
     s->rank.radius = (int)r;
     s->rank.max = max;
+    return GF_OK;
+}
+static gf_status parse_median(gf_step *s, const char *arg)
+{
+    double r;
+    if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MEDIAN_MAX)
+        return gf_error(GF_EINVAL, "invalid -median radius '%s' (want an integer 1 to %d)", arg, GF_MEDIAN_MAX);
+    s->rank.radius = (int)r;
     return GF_OK;
 }
 static gf_status parse_erode(gf_step *s, const char *arg)
@@ -514,6 +523,11 @@ static double ns_convolve(const gf_step *s) /* the reference: a multiply-add a t
 {
     return 2.0 + 1.0 * s->convolve.w * s->convolve.h * (s->convolve.edge ? 2 : 1);
 }
+static double ns_median(const gf_step *s) /* the reference counts each 8-bit window into bins */
+{
+    const double n = (2.0 * s->rank.radius + 1) * (2.0 * s->rank.radius + 1);
+    return 100.0 + 2.0 * n;
+}
 static double ns_resize(const gf_step *s)
 {
     return 20.0;
@@ -580,6 +594,9 @@ const gf_op gf_ops[] = {
      LIST("-erode 1", "-erode 5", "-erode 15")},
     {"dilate", GF_ARG_REQUIRED, "R", "maximum over the (2R+1)x(2R+1) window", parse_dilate, NULL, gf_cpu_rank, NULL,
      CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 60"), LIST("-dilate 5")},
+    {"median", GF_ARG_REQUIRED, "R", "median over the (2R+1)x(2R+1) window, R up to 15", parse_median, NULL,
+     gf_cpu_median, NULL, CUDA(median), 0, ns_median, LIST("-median 1", "-median 2", "-median 5"),
+     LIST("-median 1", "-median 2", "-median 7")},
     {"crop", GF_ARG_REQUIRED, "WxH+X+Y", "the region of W x H pixels from (X, Y), clipped to the image", parse_crop,
      shape_crop, gf_cpu_crop, NULL, CUDA(crop), 0, ns_move,
      LIST("-crop 100x50+10+5", "-crop 7x3+1+2", "-crop 5000x5000-3-2", "-crop 1x1+0+0", "-crop 64x300+0+1"),

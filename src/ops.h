@@ -43,8 +43,9 @@ struct gf_crop_args { int width, height; long x, y; };
  * other than 0), row by row, and the origin; -edge sobel|prewitt: the
  * integer kernel of the x direction (the y direction is its transpose). */
 struct gf_convolve_args { int w, h, ox, oy, edge; int32_t q[GF_KERNEL_MAX * GF_KERNEL_MAX]; };
-/* -erode R (min), -dilate R (max) */
+/* -erode R (min), -dilate R (max); -median R */
 struct gf_rank_args { int radius; int max; };
+#define GF_MEDIAN_MAX 15 /* -median's largest radius */
 enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
 struct gf_grayscale_args { enum gf_gray_weights weights; };
 /* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a

@@ -168,6 +168,13 @@ for label, path, img in inputs:
         if img.ndim == 3 and img.shape[2] == 4:
             want[..., 3] = img[..., 3]
         check('%s edge sobel %s' % (label, bname), gf(['-border', bname, '-edge', 'sobel'], path), want)
+    # median: medianBlur (replicated border), exact; 16-bit only at 3x3 and 5x5 there
+    for radius in (1, 2, 4):
+        if img.dtype == np.uint8 or radius <= 2:
+            want = cv2.medianBlur(img, 2 * radius + 1)
+            if img.ndim == 3 and img.shape[2] == 4:
+                want[..., 3] = img[..., 3]
+            check('%s median %d' % (label, radius), gf(['-median', str(radius)], path), want)
     # crop: NumPy slicing, clipped
     h, w = img.shape[:2]
     check(label + ' crop', gf(['-crop', '%dx%d+%d+%d' % (w // 2, h, w // 3, h // 4)], path),
