@@ -8,7 +8,9 @@
  * photo-sized images.  Every kernel path of every op (gf_cuda_op.paths)
  * must be taken somewhere in the grid.
  *   gpucheck --probe   open the device and print its name (exit 1 if none)
- *   gpucheck [--quick] run the grid (exit 77 if no device) */
+ *   gpucheck [--quick] [-j N]   run the grid (exit 77 if no device), in N
+ *                      processes taking every Nth case (each its own CUDA
+ *                      context, opened after the fork) */
 #include "config.h"
 
 #include <dirent.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,12 +46,12 @@ static struct {
     long hits[MAX_PATHS];
 } taken[32];
 
-static void count_path(const gf_cuda_op *op, int path)
+static void count_path(const gf_cuda_op *op, int path, long n)
 {
     for (int i = 0; i < 32 && path >= 0 && path < MAX_PATHS; i++)
         if (!taken[i].op || taken[i].op == op) {
             taken[i].op = op;
-            taken[i].hits[path]++;
+            taken[i].hits[path] += n;
             return;
         }
     fprintf(stderr, "gpucheck: path %d of a CUDA op cannot be counted (at most 32 ops, %d paths each)\n", path,
@@ -146,7 +149,7 @@ static void check(const char *ops, const gf_image *src, int border)
         const gf_step *s = &plan.steps[i];
         gf_image at = {shape.width, shape.height, shape.channels, shape.depth, 0, NULL};
         at.stride = (size_t)at.width * at.channels * (at.depth / 8);
-        count_path(s->op->cuda, s->op->cuda->path(s, &at));
+        count_path(s->op->cuda, s->op->cuda->path(s, &at), 1);
         gf_shape next;
         if (!s->op->passthrough && !gf_step_shape(s, &shape, &next))
             shape = next;
@@ -189,22 +192,28 @@ static void check(const char *ops, const gf_image *src, int border)
     gf_plan_free(&plan);
 }
 
-int main(int argc, char **argv)
+/* This process's share of the cases: those whose number is `share` modulo `shares`. */
+static int share, shares = 1;
+static long job;
+static int mine(void)
 {
-    const int probe = argc > 1 && !strcmp(argv[1], "--probe");
-    const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    return job++ % shares == share;
+}
+
+/* Runs this process's share of the grid (exit 77 if no device). */
+static int run(int quick)
+{
     if (gf_cuda_open(-1, &cu)) {
         printf("gpucheck: %s\n", gf_error_detail(GF_ENODEV));
-        return probe ? 1 : 77;
+        return 77;
     }
-    printf("gpucheck: %s\n", gf_cuda_device_name(cu));
-    if (probe)
-        return 0;
+    if (share == 0)
+        printf("gpucheck: %s\n", gf_cuda_device_name(cu));
+    fflush(stdout);
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/gpucheck.XXXXXX");
     if (!mkdtemp(dir) || chdir(dir) || mkdir("c", 0700) || mkdir("g", 0700))
         return 2;
-
     /* 16 and 64 pixels wide: rows of whole 16-byte words at every C (the word
      * kernels); 64x48, 256x192: lines of whole words both ways (the tensor-core
      * blur's two passes, the 16-byte tile transposes, partial tiles at
@@ -226,6 +235,8 @@ int main(int argc, char **argv)
                     for (int c = 1; c <= 4; c++, k++) {
                         if (quick && (c + d / 8 + si) % 2) /* --quick: half the depths and channels */
                             continue;
+                        if (!mine())
+                            continue;
                         gf_image img;
                         make(&img, sizes[si][0], sizes[si][1], c, d, (enum fill)(k % 3));
                         check(*t, &img, (int)(k % 4));
@@ -237,6 +248,8 @@ int main(int argc, char **argv)
     for (int o = 0; o < gf_nops; o++)
         for (int si = 0; si < (quick ? 1 : 3); si++)
             for (int c = 1; c <= 4; c++, k++) {
+                if (!mine())
+                    continue;
                 char chain[400];
                 snprintf(chain, sizeof chain, "%s %s %s", gf_ops[o].tests[0], gf_ops[(o + 1) % gf_nops].tests[0],
                          gf_ops[(o + 2) % gf_nops].tests[0]);
@@ -248,12 +261,99 @@ int main(int argc, char **argv)
     /* each op as typically used, on photo-sized images */
     for (int o = 0; !quick && o < gf_nops; o++)
         for (int i = 0; i < 2; i++) {
+            if (!mine())
+                continue;
             gf_image img;
             make(&img, 2000, 1500, i ? 4 : 3, i ? 16 : 8, PHOTO);
             check(gf_ops[o].tests[0], &img, GF_BORDER_CLAMP);
             gf_image_free(&img);
         }
 
+    if (rmdir("c") || rmdir("g") || chdir("/") || rmdir(dir))
+        perror("gpucheck: removing its directory");
+    gf_cuda_close(cu);
+    return 0;
+}
+
+/* What a share reports to the parent. */
+struct tally {
+    long cases, samples, mismatches;
+    long hits[32][MAX_PATHS];
+    const gf_cuda_op *ops[32];
+};
+
+int main(int argc, char **argv)
+{
+    const int probe = argc > 1 && !strcmp(argv[1], "--probe");
+    int quick = 0, workers = 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            workers = atoi(argv[++i]) < 64 ? atoi(argv[i]) : 64;
+    if (probe) {
+        if (gf_cuda_open(-1, &cu)) {
+            printf("gpucheck: %s\n", gf_error_detail(GF_ENODEV));
+            return 1;
+        }
+        printf("gpucheck: %s\n", gf_cuda_device_name(cu));
+        return 0;
+    }
+    int status = 0;
+    long total_cases = cases, total_samples = samples;
+    if (workers == 1) { /* in this process (as compute-sanitizer runs it) */
+        if ((status = run(quick)))
+            return status;
+        total_cases = cases, total_samples = samples;
+        goto report;
+    }
+    /* -j N: N processes (each its own CUDA context, opened after the fork) take every Nth case */
+    shares = workers;
+    int fds[64][2];
+    pid_t pids[64];
+    fflush(stdout);
+    for (int w = 0; w < workers; w++) {
+        if (pipe(fds[w]) || (pids[w] = fork()) < 0) {
+            perror("gpucheck");
+            return 2;
+        }
+        if (pids[w] == 0) {
+            share = w;
+            const int rc = run(quick);
+            struct tally t = {cases, samples, mismatches, {{0}}, {0}};
+            for (int i = 0; i < 32; i++) {
+                t.ops[i] = taken[i].op;
+                memcpy(t.hits[i], taken[i].hits, sizeof t.hits[i]);
+            }
+            fflush(stdout);
+            fflush(stderr);
+            _exit(write(fds[w][1], &t, sizeof t) == (ssize_t)sizeof t ? rc : 2);
+        }
+        close(fds[w][1]);
+    }
+    mismatches = 0;
+    memset(taken, 0, sizeof taken);
+    for (int w = 0; w < workers; w++) {
+        struct tally t;
+        const ssize_t got = read(fds[w][0], &t, sizeof t);
+        int rc = 2;
+        waitpid(pids[w], &rc, 0);
+        rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 2;
+        close(fds[w][0]);
+        if (rc == 77)
+            return 77;
+        if (rc || got != (ssize_t)sizeof t) {
+            fprintf(stderr, "FAIL gpucheck share %d: exit %d\n", w, rc);
+            status = 1;
+            continue;
+        }
+        total_cases += t.cases, total_samples += t.samples, mismatches += t.mismatches;
+        for (int i = 0; i < 32 && t.ops[i]; i++)
+            for (int p = 0; p < MAX_PATHS; p++)
+                if (t.hits[i][p])
+                    count_path(t.ops[i], p, t.hits[i][p]);
+    }
+report:
     for (int i = 0; i < 32 && taken[i].op; i++) {
         const gf_op *op = gf_ops;
         while (op->cuda != taken[i].op)
@@ -268,9 +368,7 @@ int main(int argc, char **argv)
         }
         printf("\n");
     }
-    printf("gpucheck: %ld cases, %ld samples compared, %ld mismatching cases\n", cases, samples, mismatches);
-    if (rmdir("c") || rmdir("g") || chdir("/") || rmdir(dir))
-        perror("gpucheck: removing its directory");
-    gf_cuda_close(cu);
-    return mismatches ? 1 : 0;
+    printf("gpucheck: %ld cases, %ld samples compared, %ld mismatching cases\n", total_cases, total_samples,
+           mismatches);
+    return mismatches || status ? 1 : 0;
 }
