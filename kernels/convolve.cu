@@ -58,11 +58,6 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
 
 const char *const paths[] = {"tiled", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const gf_convolve_args &k = s->convolve;
@@ -86,4 +81,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_convolve = {enqueue, nullptr, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_convolve = {enqueue, nullptr, gf_one_path, paths};

@@ -7,11 +7,6 @@ namespace {
 
 const char *const paths[] = {"2-D copy", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const size_t px = (size_t)in->channels * (in->depth / 8);
@@ -24,4 +19,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_crop = {enqueue, nullptr, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_crop = {enqueue, nullptr, gf_one_path, paths};

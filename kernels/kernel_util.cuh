@@ -45,6 +45,12 @@ static inline cudaError_t gf_sm_count(int *sms)
     return gf_device_attr(cudaDevAttrMultiProcessorCount, sms);
 }
 
+// The path chooser of an op with one kernel path.
+static inline int gf_one_path(const gf_step *, const gf_image *)
+{
+    return 0;
+}
+
 // Blocks for a grid-stride loop over `work` blocks' worth of items: at most
 // 32 a multiprocessor, so that each block makes many items rather than the
 // GPU spending its time starting blocks.

@@ -54,11 +54,6 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
 
 const char *const paths[] = {"tiled selection", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int R = s->rank.radius;
@@ -77,4 +72,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_median = {enqueue, nullptr, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_median = {enqueue, nullptr, gf_one_path, paths};

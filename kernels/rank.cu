@@ -72,11 +72,6 @@ __global__ void __launch_bounds__(THREADS) rank_out(const T *__restrict__ g, con
 
 const char *const paths[] = {"van Herk / Gil-Werman columns, rows between transposes", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 // One pass down the columns of in (W x H) into out, through g and h.
 template <typename T, bool MAX>
 cudaError_t columns(const gf_image *in, gf_image *out, T *g, T *h, int radius, int border, cudaStream_t st)
@@ -127,4 +122,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_rank = {enqueue, nullptr, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_rank = {enqueue, nullptr, gf_one_path, paths};

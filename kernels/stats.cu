@@ -60,11 +60,6 @@ __global__ void __launch_bounds__(THREADS) stats_blocks(const T *__restrict__ in
 
 const char *const paths[] = {"block reduction", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 unsigned blocks_of(const gf_image *in)
 {
     return gf_loop_blocks(gf_blocks((size_t)in->width * in->height, THREADS));
@@ -118,4 +113,4 @@ gf_status finish(gf_cuda *cu, const gf_step *s, const gf_image *in)
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_stats = {enqueue, finish, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_stats = {enqueue, finish, gf_one_path, paths};

@@ -22,11 +22,6 @@ __global__ void unsharp(const T *__restrict__ in, T *out, size_t pixels, int64_t
 
 const char *const paths[] = {"blur, then a thread a pixel", nullptr};
 
-int choose(const gf_step *, const gf_image *)
-{
-    return 0;
-}
-
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const gf_step b = gf_unsharp_blur(s);
@@ -47,4 +42,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_unsharp = {enqueue, nullptr, choose, paths};
+extern "C" const gf_cuda_op gf_cuda_unsharp = {enqueue, nullptr, gf_one_path, paths};
