@@ -10,7 +10,8 @@
 // 3.8 KB of weights (twice for -edge) and 46 x 62 x 4 samples.
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int TX = 32, TY = 16, THREADS_Y = 8;
 
@@ -21,7 +22,7 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
 {
     extern __shared__ __align__(8) int32_t sm[];
     const int n = k.w * k.h, pw = TX + k.w - 1, ph = TY + k.h - 1;
-    int32_t *q = sm, *qt = sm + n;             // the weights, and (-edge) their transpose
+    int32_t *q = sm, *qt = sm + n;            // the weights, and (-edge) their transpose
     T *tile = (T *)(sm + (EDGE ? 2 * n : n)); // ph rows of pw pixels
     const int tid = threadIdx.y * TX + threadIdx.x;
     for (int i = tid; i < n; i += TX * THREADS_Y) {

@@ -3,7 +3,8 @@
 // device), the same bytes as src/cpu/crop.c.
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 const char *const paths[] = {"2-D copy", nullptr};
 

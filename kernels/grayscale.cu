@@ -3,7 +3,8 @@
 // its alpha copied, as src/cpu/grayscale.c; a gray image is copied as it is.
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 template <typename T, int C>
 __global__ void grayscale(const T *__restrict__ in, T *__restrict__ out, size_t pixels, int weights)
@@ -29,15 +30,15 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 {
     const cudaStream_t st = gf_cuda_stream(cu);
     if (choose(s, in) == COPY)
-        return gf_cuda_status(cudaMemcpyAsync(out->data, in->data, in->stride * (size_t)in->height,
-                                              cudaMemcpyDeviceToDevice, st),
-                              "grayscale copy");
+        return gf_cuda_status(
+            cudaMemcpyAsync(out->data, in->data, in->stride * (size_t)in->height, cudaMemcpyDeviceToDevice, st),
+            "grayscale copy");
     const size_t pixels = (size_t)in->width * in->height;
     const unsigned blocks = gf_loop_blocks(gf_blocks(pixels, 256));
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if constexpr (C >= 3) {
-            grayscale<T, C><<<blocks, 256, 0, st>>>((const T *)in->data, (T *)out->data, pixels,
-                                                    (int)s->grayscale.weights);
+            grayscale<T, C>
+                <<<blocks, 256, 0, st>>>((const T *)in->data, (T *)out->data, pixels, (int)s->grayscale.weights);
             GF_LAUNCH_CHECK();
         }
         return cudaSuccess;

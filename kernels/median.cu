@@ -11,7 +11,8 @@
 // fewer than k + 1 values below m (8 or 16 counts over the window).
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int TX = 32, TY = 16, THREADS_Y = 8;
 
@@ -63,7 +64,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
         if (!gf_fit_smem(median_tiled<T, C>, smem))
             return cudaErrorInvalidConfiguration;
         median_tiled<T, C><<<grid, block, smem, gf_cuda_stream(cu)>>>((const T *)in->data, (T *)out->data, in->width,
-                                                                       in->height, R, s->border);
+                                                                      in->height, R, s->border);
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });

@@ -16,7 +16,8 @@
 
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int THREADS = 128;
 
@@ -35,8 +36,8 @@ template <typename T, bool MAX> __device__ __forceinline__ T pick(T a, T b)
 
 // g, h: P rows of N samples.  in: H rows of N samples, N = W C, lines of stride C samples along a row.
 template <typename T, bool MAX>
-__global__ void __launch_bounds__(THREADS) rank_scan(const T *__restrict__ in, T *__restrict__ g, T *__restrict__ h,
-                                                     size_t N, int H, int R, int border)
+__global__ void __launch_bounds__(THREADS)
+    rank_scan(const T *__restrict__ in, T *__restrict__ g, T *__restrict__ h, size_t N, int H, int R, int border)
 {
     const size_t j = blockIdx.x * (size_t)THREADS + threadIdx.x;
     if (j >= N)
@@ -60,8 +61,8 @@ __global__ void __launch_bounds__(THREADS) rank_scan(const T *__restrict__ in, T
 }
 
 template <typename T, bool MAX>
-__global__ void __launch_bounds__(THREADS) rank_out(const T *__restrict__ g, const T *__restrict__ h,
-                                                    T *__restrict__ out, size_t N, int H, int R)
+__global__ void __launch_bounds__(THREADS)
+    rank_out(const T *__restrict__ g, const T *__restrict__ h, T *__restrict__ out, size_t N, int H, int R)
 {
     const size_t j = blockIdx.x * (size_t)THREADS + threadIdx.x;
     if (j >= N)

@@ -15,7 +15,8 @@
 
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int THREADS = 128;
 
@@ -27,9 +28,9 @@ dim3 grid(int cols, int rows)
 }
 
 template <typename T, int C>
-__global__ void __launch_bounds__(THREADS) resize_rows(const T *__restrict__ in, int32_t *__restrict__ mid, int W, int H,
-                                                       int OW, const int32_t *__restrict__ start,
-                                                       const int32_t *__restrict__ w, int n)
+__global__ void __launch_bounds__(THREADS)
+    resize_rows(const T *__restrict__ in, int32_t *__restrict__ mid, int W, int H, int OW,
+                const int32_t *__restrict__ start, const int32_t *__restrict__ w, int n)
 {
     const int x = blockIdx.x * THREADS + threadIdx.x;
     if (x >= OW)
@@ -52,9 +53,9 @@ __global__ void __launch_bounds__(THREADS) resize_rows(const T *__restrict__ in,
 }
 
 template <typename T, int C>
-__global__ void __launch_bounds__(THREADS) resize_cols(const int32_t *__restrict__ mid, T *__restrict__ out, int OW,
-                                                       int OH, const int32_t *__restrict__ start,
-                                                       const int32_t *__restrict__ w, int n, uint32_t maxval)
+__global__ void __launch_bounds__(THREADS)
+    resize_cols(const int32_t *__restrict__ mid, T *__restrict__ out, int OW, int OH, const int32_t *__restrict__ start,
+                const int32_t *__restrict__ w, int n, uint32_t maxval)
 {
     const int x = blockIdx.x * THREADS + threadIdx.x;
     if (x >= OW)
@@ -89,9 +90,9 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 {
     const cudaStream_t st = gf_cuda_stream(cu);
     if (choose(s, in) == COPY)
-        return gf_cuda_status(cudaMemcpyAsync(out->data, in->data, in->stride * (size_t)in->height,
-                                              cudaMemcpyDeviceToDevice, st),
-                              "resize copy");
+        return gf_cuda_status(
+            cudaMemcpyAsync(out->data, in->data, in->stride * (size_t)in->height, cudaMemcpyDeviceToDevice, st),
+            "resize copy");
     const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
     const int W = in->width, H = in->height, C = in->channels, OW = out->width, OH = out->height;
     gf_resize_taps tx, ty;
@@ -120,11 +121,11 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     if (status)
         return status;
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        resize_rows<T, C><<<grid(OW, H), THREADS, 0, st>>>(
-            (const T *)in->data, (int32_t *)mid, W, H, OW, taps, taps + OW, n_x);
+        resize_rows<T, C>
+            <<<grid(OW, H), THREADS, 0, st>>>((const T *)in->data, (int32_t *)mid, W, H, OW, taps, taps + OW, n_x);
         GF_LAUNCH_CHECK();
-        resize_cols<T, C><<<grid(OW, OH), THREADS, 0, st>>>(
-            (const int32_t *)mid, (T *)out->data, OW, OH, taps + nx, taps + nx + OH, n_y, gf_maxval(in->depth));
+        resize_cols<T, C><<<grid(OW, OH), THREADS, 0, st>>>((const int32_t *)mid, (T *)out->data, OW, OH, taps + nx,
+                                                            taps + nx + OH, n_y, gf_maxval(in->depth));
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });

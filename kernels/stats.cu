@@ -12,7 +12,8 @@
 
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 constexpr int THREADS = 256;
 
@@ -77,8 +78,8 @@ gf_status enqueue(gf_cuda *cu, const gf_step *, const gf_image *in, gf_image *)
     if (status)
         return status;
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        stats_blocks<T, C><<<blocks_of(in), THREADS, 0, gf_cuda_stream(cu)>>>(
-            (const T *)in->data, (size_t)in->width * in->height, d);
+        stats_blocks<T, C>
+            <<<blocks_of(in), THREADS, 0, gf_cuda_stream(cu)>>>((const T *)in->data, (size_t)in->width * in->height, d);
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });

@@ -5,7 +5,8 @@
 // copies alpha: as src/cpu/unsharp.c.
 #include "kernel_util.cuh"
 
-namespace {
+namespace
+{
 
 template <typename T, int C>
 __global__ void unsharp(const T *__restrict__ in, T *out, size_t pixels, int64_t gain, int64_t t, uint32_t maxval)

@@ -433,6 +433,9 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
         return st;
     p->args = argv + optind;
     p->nargs = argc - optind;
+    for (int i = 0; i < p->nsteps; i++) /* -thumbnail: whatever -keep says, before or after it */
+        if (p->steps[i].op->keeps)
+            p->set.keep &= p->steps[i].op->keeps;
     if (p->help || p->version)
         return GF_OK;
     if (p->nargs == 0)

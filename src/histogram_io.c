@@ -168,8 +168,8 @@ static gf_status emit_stats(FILE *f, void *ctx)
             fprintf(f, "    \"%s\": {\"min\": %u, \"max\": %u, \"mean\": %.6f, \"stddev\": %.6f, \"sum\": %llu}%s\n",
                     name, t->min, t->max, mean, sd, (unsigned long long)t->sum, c + 1 < C ? "," : "");
         else
-            fprintf(f, s->fmt == H_CSV ? "%s,%u,%u,%.6f,%.6f,%llu\n" : "%s %u %u %.6f %.6f %llu\n", name, t->min, t->max,
-                    mean, sd, (unsigned long long)t->sum);
+            fprintf(f, s->fmt == H_CSV ? "%s,%u,%u,%.6f,%.6f,%llu\n" : "%s %u %u %.6f %.6f %llu\n", name, t->min,
+                    t->max, mean, sd, (unsigned long long)t->sum);
     }
     if (s->fmt == H_JSON)
         fputs("  }\n}\n", f);

@@ -131,6 +131,9 @@ typedef struct gf_op {
      * images, and for the benchmark's table; NULL-terminated. */
     const char *const *tests;
     const char *const *bench;
+    /* 0, or the only metadata (GF_KEEP_* of codec.h) outputs keep once the
+     * op is on the command line: -thumbnail keeps the colour profile alone */
+    unsigned keeps;
 } gf_op;
 
 extern const gf_op gf_ops[];

@@ -95,9 +95,9 @@ static gf_status axis_taps(enum gf_filter f, int in_n, int out_n, gf_resize_taps
     struct axis a = {f, in_n, (double)out_n / in_n, 1, 0};
     a.stretch = a.scale < 1 ? 1 / a.scale : 1;
     a.support = a.stretch * (a.f == GF_FILTER_POINT || a.f == GF_FILTER_BOX ? 0.5
-                             : a.f == GF_FILTER_LINEAR                     ? 1
-                             : a.f == GF_FILTER_LANCZOS                    ? 3
-                                                                           : 2);
+                             : a.f == GF_FILTER_LINEAR                      ? 1
+                             : a.f == GF_FILTER_LANCZOS                     ? 3
+                                                                            : 2);
     const double most = ceil(2 * a.support) + 2; /* a window's most samples */
     const size_t wide = most < in_n ? (size_t)most : (size_t)in_n;
     double *dw = NULL;
