@@ -11,16 +11,20 @@ gf_cpu_fn gf_cpu_median;
 
 static int ascending(const void *a, const void *b);
 
-/* The middle of the n values (n odd): by counting for 8-bit samples, else by sorting. */
-static uint32_t middle(uint32_t *v, long n, int depth)
+/* The middle of the n values (n odd): by counting for 8-bit samples (the
+ * bins, zero between calls, emptied again after), else by sorting. */
+static uint32_t middle(uint32_t *v, long n, int depth, long *count)
 {
     if (depth == 8) {
-        long count[256] = {0}, seen = 0;
+        long seen = 0;
+        uint32_t m = 0;
         for (long i = 0; i < n; i++)
             count[v[i]]++;
-        for (uint32_t m = 0;; m++)
-            if ((seen += count[m]) > n / 2)
-                return m;
+        while ((seen += count[m]) <= n / 2)
+            m++;
+        for (long i = 0; i < n; i++)
+            count[v[i]] = 0;
+        return m;
     }
     qsort(v, (size_t)n, sizeof *v, ascending);
     return v[n / 2];
@@ -38,6 +42,7 @@ gf_status gf_cpu_median(const gf_step *s, const gf_image *in, gf_image *out)
     const long R = s->rank.radius, n = (2 * R + 1) * (2 * R + 1);
     long *mx = NULL, *my = NULL;
     uint32_t *v = NULL;
+    long count[256] = {0};
     gf_status st;
     if ((st = border_map(W, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)) ||
         (st = alloc_array((size_t)n, sizeof *v, (void **)&v)))
@@ -52,7 +57,7 @@ gf_status gf_cpu_median(const gf_step *s, const gf_image *in, gf_image *out)
                         const long sx = mx[x + i], sy = my[y + j];
                         v[k++] = sx < 0 || sy < 0 ? 0 : ld(in->data, ((size_t)sy * W + sx) * C + c, d);
                     }
-                put(out->data, o + c, d, middle(v, n, d));
+                put(out->data, o + c, d, middle(v, n, d, count));
             }
             if (cc < C)
                 put(out->data, o + cc, d, ld(in->data, o + cc, d));

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* -resize, the fast CPU path: the reference's taps and fixed point
+ * (src/cpu/resize.c, numeric.h) bit for bit, on bands of rows over up to
+ * `threads` threads.  The rows pass sums 8-bit samples in 32 bits (at most
+ * 255 times the weights' absolute sum, below 2^23); the columns pass adds
+ * whole intermediate rows, each times one weight, into a row of 64-bit
+ * sums, contiguous loops the compiler vectorises. */
+#include "config.h"
+
+#include "vector.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cpu/sample.h"
+#include "../parallel.h"
+
+struct resize {
+    const gf_image *in;
+    gf_image *out;
+    gf_resize_taps tx, ty;
+    int32_t *mid; /* OW C x H */
+    int rows;     /* per task */
+    atomic_int failed;
+};
+
+/* Rows y0 .. y1 of the input into the intermediate. */
+static void rows_pass(const struct resize *m, int y0, int y1)
+{
+    const gf_image *in = m->in;
+    const int W = in->width, C = in->channels, OW = m->out->width, n = m->tx.n;
+    for (int y = y0; y < y1; y++) {
+        int32_t *t = m->mid + (size_t)y * OW * C;
+        for (int x = 0; x < OW; x++) {
+            const int32_t *w = m->tx.w + (size_t)x * n;
+            const size_t at = ((size_t)y * W + (size_t)m->tx.start[x]) * C;
+            if (in->depth == 8) {
+                const uint8_t *p = (const uint8_t *)in->data + at;
+                for (int c = 0; c < C; c++) {
+                    int32_t sum = 0;
+                    for (int k = 0; k < n; k++)
+                        sum += w[k] * p[k * C + c];
+                    t[x * C + c] = gf_resize_mid(sum);
+                }
+            } else {
+                const uint16_t *p = (const uint16_t *)in->data + at;
+                for (int c = 0; c < C; c++) {
+                    int64_t sum = 0;
+                    for (int k = 0; k < n; k++)
+                        sum += (int64_t)w[k] * p[k * C + c];
+                    t[x * C + c] = gf_resize_mid(sum);
+                }
+            }
+        }
+    }
+}
+
+VECTOR_CLONES static void add_row(int64_t *acc, const int32_t *t, int32_t w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        acc[i] += (int64_t)w * t[i];
+}
+
+/* Output rows y0 .. y1 from the intermediate, through acc (OW C sums). */
+static void columns_pass(const struct resize *m, int y0, int y1, int64_t *acc)
+{
+    gf_image *out = m->out;
+    const size_t row = (size_t)out->width * out->channels;
+    const uint32_t max = gf_maxval(out->depth);
+    for (int y = y0; y < y1; y++) {
+        memset(acc, 0, row * sizeof *acc);
+        for (int k = 0; k < m->ty.n; k++)
+            add_row(acc, m->mid + ((size_t)m->ty.start[y] + k) * row, m->ty.w[(size_t)y * m->ty.n + k], row);
+        for (size_t i = 0; i < row; i++)
+            put(out->data, (size_t)y * row + i, out->depth, gf_resize_out(acc[i], max));
+    }
+}
+
+static void rows_band(void *ctx, int k)
+{
+    const struct resize *m = ctx;
+    const int y1 = (k + 1) * m->rows < m->in->height ? (k + 1) * m->rows : m->in->height;
+    rows_pass(m, k * m->rows, y1);
+}
+
+static void columns_band(void *ctx, int k)
+{
+    struct resize *m = ctx;
+    const int y1 = (k + 1) * m->rows < m->out->height ? (k + 1) * m->rows : m->out->height;
+    int64_t *acc = malloc((size_t)m->out->width * m->out->channels * sizeof *acc);
+    if (!acc) {
+        atomic_store(&m->failed, 1);
+        return;
+    }
+    columns_pass(m, k * m->rows, y1, acc);
+    free(acc);
+}
+
+gf_fast_fn gf_fast_resize;
+
+gf_status gf_fast_resize(const gf_step *s, const gf_image *in, gf_image *out, int threads)
+{
+    if (out->width == in->width && out->height == in->height) { /* the geometry left the size as it is */
+        memcpy(out->data, in->data, in->stride * (size_t)in->height);
+        return GF_OK;
+    }
+    threads = threads < 1 ? 1 : threads;
+    const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
+    struct resize m = {.in = in, .out = out};
+    gf_status st = gf_resize_plan(s, &is, &os, &m.tx, &m.ty);
+    if (st)
+        return st;
+    if (!(st = alloc_array((size_t)out->width * in->channels * (size_t)in->height, sizeof *m.mid, (void **)&m.mid))) {
+        m.rows = (in->height + 4 * threads - 1) / (4 * threads);
+        gf_parallel_for((in->height + m.rows - 1) / m.rows, threads, rows_band, &m);
+        m.rows = (out->height + 4 * threads - 1) / (4 * threads);
+        gf_parallel_for((out->height + m.rows - 1) / m.rows, threads, columns_band, &m);
+        if (atomic_load(&m.failed))
+            st = gf_error(GF_ENOMEM, "out of memory for a resize row");
+    }
+    free(m.mid);
+    gf_resize_taps_free(&m.tx);
+    gf_resize_taps_free(&m.ty);
+    return st;
+}
