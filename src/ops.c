@@ -33,7 +33,7 @@ IMPLEMENTATIONS(stats)
 IMPLEMENTATIONS(convolve)
 IMPLEMENTATIONS(median)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
-    gf_fast_equalize, gf_fast_unsharp, gf_fast_resize; /* src/fast/ */
+    gf_fast_equalize, gf_fast_unsharp, gf_fast_resize, gf_fast_convolve, gf_fast_median, gf_fast_rank; /* src/fast/ */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else
@@ -585,25 +585,26 @@ const gf_op gf_ops[] = {
      LIST("-unsharp 0x1", "-unsharp 0x5"), 0},
     {"convolve", GF_ARG_REQUIRED, "KERNEL",
      "weighted sum over a kernel: [WxH[+X+Y]:] values, or sobel, prewitt, sharpen, emboss, laplacian[:0-3]",
-     parse_convolve, NULL, gf_cpu_convolve, NULL, CUDA(convolve), 0, ns_convolve,
+     parse_convolve, NULL, gf_cpu_convolve, gf_fast_convolve, CUDA(convolve), 0, ns_convolve,
      LIST("-convolve 3x3:1,2,1,2,4,2,1,2,1", "-convolve sobel", "-bias 50% -convolve laplacian:2",
           "-convolve 5x3+0+2:1,-2,3,-4,5,6,-7,8,-9,10,11,12,13,14,15", "-convolve 2x2:1,1,1,1",
           "-convolve 1x7:1,1,1,1,1,1,1", "-convolve 0.5,0,0,0,0,0,0,0,0.5", "-convolve emboss"),
      LIST("-convolve 3x3:1,2,1,2,4,2,1,2,1", "-convolve sobel"), 0},
     {"edge", GF_ARG_REQUIRED, "sobel|prewitt", "gradient magnitude sqrt(gx^2 + gy^2) of the two directions",
-     parse_edge, NULL, gf_cpu_convolve, NULL, CUDA(convolve), 0, ns_convolve, LIST("-edge sobel", "-edge prewitt"),
-     LIST("-edge sobel"), 0},
-    {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank, NULL,
-     CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 120"),
+     parse_edge, NULL, gf_cpu_convolve, gf_fast_convolve, CUDA(convolve), 0, ns_convolve,
+     LIST("-edge sobel", "-edge prewitt"), LIST("-edge sobel"), 0},
+    {"erode", GF_ARG_REQUIRED, "R", "minimum over the (2R+1)x(2R+1) window", parse_erode, NULL, gf_cpu_rank,
+     gf_fast_rank, CUDA(rank), 0, ns_rank, LIST("-erode 2", "-erode 1", "-erode 7", "-erode 40", "-erode 120"),
      LIST("-erode 1", "-erode 5", "-erode 15"), 0},
-    {"dilate", GF_ARG_REQUIRED, "R", "maximum over the (2R+1)x(2R+1) window", parse_dilate, NULL, gf_cpu_rank, NULL,
-     CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 60"), LIST("-dilate 5"), 0},
+    {"dilate", GF_ARG_REQUIRED, "R", "maximum over the (2R+1)x(2R+1) window", parse_dilate, NULL, gf_cpu_rank,
+     gf_fast_rank, CUDA(rank), 0, ns_rank, LIST("-dilate 2", "-dilate 1", "-dilate 16", "-dilate 60"),
+     LIST("-dilate 5"), 0},
     {"thumbnail", GF_ARG_REQUIRED, "GEOMETRY",
      "-resize, and outputs keep no metadata but the colour profile (as ImageMagick's -thumbnail)", parse_resize,
      shape_resize, gf_cpu_resize, gf_fast_resize, CUDA(resize), 0, ns_resize, LIST("-thumbnail 20%"),
      (const char *const[]){NULL}, GF_KEEP_ICC},
     {"median", GF_ARG_REQUIRED, "R", "median over the (2R+1)x(2R+1) window, R up to 15", parse_median, NULL,
-     gf_cpu_median, NULL, CUDA(median), 0, ns_median, LIST("-median 1", "-median 2", "-median 5"),
+     gf_cpu_median, gf_fast_median, CUDA(median), 0, ns_median, LIST("-median 1", "-median 2", "-median 5"),
      LIST("-median 1", "-median 2", "-median 7"), 0},
     {"crop", GF_ARG_REQUIRED, "WxH+X+Y", "the region of W x H pixels from (X, Y), clipped to the image", parse_crop,
      shape_crop, gf_cpu_crop, NULL, CUDA(crop), 0, ns_move,

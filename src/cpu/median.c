@@ -36,7 +36,7 @@ static int ascending(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-gf_status gf_cpu_median(const gf_step *s, const gf_image *in, gf_image *out)
+gf_status gf_median_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1)
 {
     const int W = in->width, H = in->height, C = in->channels, cc = gf_color_channels(C), d = in->depth;
     const long R = s->rank.radius, n = (2 * R + 1) * (2 * R + 1);
@@ -47,7 +47,7 @@ gf_status gf_cpu_median(const gf_step *s, const gf_image *in, gf_image *out)
     if ((st = border_map(W, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)) ||
         (st = alloc_array((size_t)n, sizeof *v, (void **)&v)))
         goto out;
-    for (int y = 0; y < H; y++)
+    for (long y = y0; y < y1; y++)
         for (int x = 0; x < W; x++) {
             const size_t o = ((size_t)y * W + x) * C;
             for (int c = 0; c < cc; c++) {
@@ -67,4 +67,9 @@ out:
     free(my);
     free(v);
     return st;
+}
+
+gf_status gf_cpu_median(const gf_step *s, const gf_image *in, gf_image *out)
+{
+    return gf_median_rows(s, in, out, 0, in->height);
 }
