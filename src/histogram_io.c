@@ -125,18 +125,24 @@ static gf_status emit(FILE *f, void *ctx)
     return GF_OK;
 }
 
+/* A report to path, its text from body, a failure named "WHAT PATH: ...". */
+static gf_status write_report(const char *what, const char *path, gf_status (*body)(FILE *, void *), void *ctx)
+{
+    gf_status st = gf_write_file(path, body, ctx);
+    if (st) {
+        char detail[400];
+        snprintf(detail, sizeof detail, "%s", gf_error_detail(st));
+        return gf_error(st, "%s %s: %s", what, path, detail);
+    }
+    return GF_OK;
+}
+
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts)
 {
     struct hist h = {img, bins, 0, counts, hist_format(path)};
     while ((1 << (img->depth - h.shift)) > bins)
         h.shift++;
-    gf_status st = gf_write_file(path, emit, &h);
-    if (st) {
-        char detail[400];
-        snprintf(detail, sizeof detail, "%s", gf_error_detail(st));
-        return gf_error(st, "histogram %s: %s", path, detail);
-    }
-    return GF_OK;
+    return write_report("histogram", path, emit, &h);
 }
 
 struct stats {
@@ -181,11 +187,5 @@ static gf_status emit_stats(FILE *f, void *ctx)
 gf_status gf_stats_write(const char *path, const gf_image *img, const gf_channel_stats *st)
 {
     struct stats s = {img, st, hist_format(path) == H_PNG ? H_TEXT : hist_format(path)};
-    gf_status status = gf_write_file(path, emit_stats, &s);
-    if (status) {
-        char detail[400];
-        snprintf(detail, sizeof detail, "%s", gf_error_detail(status));
-        return gf_error(status, "stats %s: %s", path, detail);
-    }
-    return GF_OK;
+    return write_report("stats", path, emit_stats, &s);
 }
