@@ -55,6 +55,18 @@ static NppStreamContext npp;
 static Npp32f *d_gauss;
 static Npp8u *npp_buf;
 static Npp32s *npp_hist[4];
+static Npp8u *npp_work; /* unsharp's and median's device buffers, grown as needed */
+static size_t npp_work_cap;
+
+static Npp8u *npp_scratch(size_t bytes)
+{
+    if (bytes > npp_work_cap) {
+        CK(cudaFree(npp_work));
+        CK(cudaMalloc((void **)&npp_work, bytes));
+        npp_work_cap = bytes;
+    }
+    return npp_work;
+}
 
 /* NPP's counterpart of a step on RGBA8 (replicate border), or 0 where it has none. */
 static int npp_has(const gf_step *s)
@@ -66,8 +78,11 @@ static int npp_has(const gf_step *s)
         return s->laplacian.neighbours == 8;
     if (!strcmp(n, "rotate"))
         return s->rotate.orient == GF_ORIENT_ROT90;
+    if (!strcmp(n, "convolve"))
+        return !s->convolve.edge;
     return !strcmp(n, "box") || !strcmp(n, "transpose") || !strcmp(n, "flip") || !strcmp(n, "flop") ||
-           !strcmp(n, "histogram") || !strcmp(n, "resize");
+           !strcmp(n, "histogram") || !strcmp(n, "resize") || !strcmp(n, "unsharp") || !strcmp(n, "erode") ||
+           !strcmp(n, "dilate") || !strcmp(n, "median");
 }
 
 static void npp_gauss_taps(double sigma, int r)
@@ -109,6 +124,43 @@ static void npp_run(const gf_step *s)
         const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, in.height, in.width};
         st = nppiRotate_8u_C4R_Ctx(in.data, size, step, src, out.data, ostep, dst, 90, 0, in.width - 1,
                                    NPPI_INTER_NN, npp);
+    } else if (!strcmp(n, "convolve")) { /* the weights in 2^-16 as integers over 16 */
+        const struct gf_convolve_args *k = &s->convolve;
+        Npp32s q[GF_KERNEL_MAX * GF_KERNEL_MAX];
+        for (int i = 0; i < k->w * k->h; i++)
+            q[i] = (Npp32s)lround(k->q[i] / 4096.0);
+        static Npp32s *d_q;
+        if (!d_q)
+            CK(cudaMalloc((void **)&d_q, sizeof q));
+        CK(cudaMemcpyAsync(d_q, q, sizeof(Npp32s) * k->w * k->h, cudaMemcpyHostToDevice, stream));
+        st = nppiFilterBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, d_q,
+                                         (NppiSize){k->w, k->h}, (NppiPoint){k->ox, k->oy}, 16,
+                                         NPP_BORDER_REPLICATE, npp);
+    } else if (!strcmp(n, "unsharp")) {
+        const float r = (float)s->unsharp.blur.radius, sigma = (float)s->unsharp.blur.sigma;
+        int bytes = 0;
+        if (nppiFilterUnsharpGetBufferSize_8u_C4R(r, sigma, &bytes) != NPP_SUCCESS)
+            bytes = 0;
+        st = nppiFilterUnsharpBorder_8u_C4R_Ctx(in.data, step, zero, out.data, ostep, size, r, sigma,
+                                                (float)(s->unsharp.gain / 65536.0), (float)s->unsharp.threshold,
+                                                NPP_BORDER_REPLICATE, npp_scratch((size_t)bytes + 1), npp);
+    } else if (!strcmp(n, "erode") || !strcmp(n, "dilate")) {
+        const int r = s->rank.radius;
+        const NppiSize mask = {2 * r + 1, 2 * r + 1};
+        const NppiPoint anchor = {r, r};
+        st = s->rank.max ? nppiFilterMaxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
+                                                          NPP_BORDER_REPLICATE, npp)
+                         : nppiFilterMinBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
+                                                          NPP_BORDER_REPLICATE, npp);
+    } else if (!strcmp(n, "median")) { /* no border mode: the inside, R from each edge */
+        const int r = s->rank.radius;
+        const NppiSize roi = {in.width - 2 * r, in.height - 2 * r}, mask = {2 * r + 1, 2 * r + 1};
+        Npp32u bytes = 0;
+        if (nppiFilterMedianGetBufferSize_8u_C4R_Ctx(roi, mask, &bytes, npp) != NPP_SUCCESS)
+            bytes = 0;
+        const size_t at = (size_t)r * in.stride + (size_t)r * 4;
+        st = nppiFilterMedian_8u_C4R_Ctx((const Npp8u *)in.data + at, step, (Npp8u *)out.data + at, ostep, roi, mask,
+                                         (NppiPoint){r, r}, npp_scratch((size_t)bytes + 1), npp);
     } else if (!strcmp(n, "resize")) { /* box shrinking: super-sampling; enlarging: cubic; else Lanczos */
         const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, out.width, out.height};
         const int mode = s->filter == GF_FILTER_BOX           ? NPPI_INTER_SUPER
