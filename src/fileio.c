@@ -169,6 +169,18 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
             st = gf_error(GF_EIO, "cannot write to standard output: %s", strerror(errno));
         return st;
     }
+    /* a device, pipe or socket (/dev/null, a FIFO) is written as it is: a
+     * temporary file renamed over it would replace it with a regular file */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        if (!f)
+            return gf_error(GF_EIO, "cannot open: %s", strerror(errno));
+        gf_status st = emit(f, ctx);
+        if (fclose(f) && !st)
+            st = gf_error(GF_EIO, "write error: %s", strerror(errno));
+        return st;
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
