@@ -52,8 +52,10 @@ gf_ms() {
 
 for img in rgb gray; do
     f=$WORK/$img-$SIZE.p$([ $img = rgb ] && echo p || echo g)m
-    for op in "-blur 2" "-blur 5" "-box 5" "-laplacian" "-laplacian=4" "-rotate 30" "-rotate 90" "-flip" "-equalize"; do
+    for op in "-blur 2" "-blur 5" "-box 5" "-laplacian" "-laplacian=4" "-rotate 30" "-rotate 90" "-flip" "-equalize" \
+        "-resize 50%" "-grayscale" "-unsharp 0x2" "-convolve sobel" "-erode 3" "-median 2"; do
         [ "$op" = -equalize ] && [ $img = rgb ] && continue # OpenCV equalizes gray images only
+        [ "$op" = -grayscale ] && [ $img = gray ] && continue
         g=$(gf_ms "$op" "$f")
         c=$("$PY" - "$f" "$op" "$THREADS" <<'PY'
 import math, sys, time
@@ -85,6 +87,22 @@ elif name == "-flip":
     run = lambda: cv2.flip(img, 0)
 elif name == "-equalize":
     run = lambda: cv2.equalizeHist(img)
+elif name == "-resize":  # Lanczos (OpenCV's has 8 taps a side and is not stretched when shrinking)
+    run = lambda: cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_LANCZOS4)
+elif name == "-grayscale":
+    run = lambda: cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+elif name == "-unsharp":  # v + (v - blur), the blur as -blur 2's (13 taps)
+    def run():
+        b = cv2.GaussianBlur(img, (13, 13), 2, borderType=cv2.BORDER_REPLICATE)
+        return cv2.addWeighted(img, 2, b, -1, 0)
+elif name == "-convolve":  # the Sobel kernel as a correlation, saturated
+    kern = np.array([[1, 0, -1], [2, 0, -2], [1, 0, -1]], np.float32)
+    run = lambda: cv2.filter2D(img, -1, kern, borderType=cv2.BORDER_REPLICATE)
+elif name == "-erode":
+    k = np.ones((2 * int(arg) + 1,) * 2, np.uint8)
+    run = lambda: cv2.erode(img, k)
+elif name == "-median":
+    run = lambda: cv2.medianBlur(img, 2 * int(arg) + 1)
 run()
 best = min((lambda t0: (run(), time.perf_counter() - t0)[1])(time.perf_counter()) for _ in range(3))
 print(f"{best * 1e3:.1f}")

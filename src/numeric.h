@@ -117,12 +117,17 @@ GF_HD uint32_t gf_equalize_value(uint64_t cdf_v, uint64_t cmin, uint64_t n, uint
  * them, bit for bit; rec709: 0.2126, 0.7152, 0.0722); average: (R + G + B +
  * 1) / 3, rounded half up.  Exact in 32 bits for 16-bit samples. */
 #define GF_GRAY_BITS 15
+/* The weight of channel c (0 R, 1 G, 2 B) under rec601 (0) or rec709 (1). */
+GF_HD uint32_t gf_gray_weight(int weights, int c)
+{
+    return weights ? (c == 0 ? 6966 : c == 1 ? 23436 : 2366) : (c == 0 ? 9798 : c == 1 ? 19235 : 3735);
+}
 GF_HD uint32_t gf_gray_value(uint32_t r, uint32_t g, uint32_t b, int weights)
 {
-    const uint32_t wr = weights ? 6966 : 9798, wg = weights ? 23436 : 19235, wb = weights ? 2366 : 3735;
     if (weights == 2) /* average */
         return (r + g + b + 1) / 3;
-    return (wr * r + wg * g + wb * b + (1u << (GF_GRAY_BITS - 1))) >> GF_GRAY_BITS;
+    return (gf_gray_weight(weights, 0) * r + gf_gray_weight(weights, 1) * g + gf_gray_weight(weights, 2) * b +
+            (1u << (GF_GRAY_BITS - 1))) >> GF_GRAY_BITS;
 }
 
 /* -resize, separable: output sample o of an axis is the sum over k < n of

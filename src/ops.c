@@ -33,7 +33,8 @@ IMPLEMENTATIONS(stats)
 IMPLEMENTATIONS(convolve)
 IMPLEMENTATIONS(median)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
-    gf_fast_equalize, gf_fast_unsharp, gf_fast_resize, gf_fast_convolve, gf_fast_median, gf_fast_rank; /* src/fast/ */
+    gf_fast_equalize, gf_fast_unsharp, gf_fast_resize, gf_fast_convolve, gf_fast_median, gf_fast_rank,
+    gf_fast_grayscale; /* src/fast/ */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else
@@ -612,7 +613,7 @@ const gf_op gf_ops[] = {
      LIST("-crop 4096x4096+1024+1024"), 0},
     {"grayscale", GF_ARG_OPTIONAL, "[=rec601|rec709|average]",
      "colour to one channel: Rec.601 luma (default), Rec.709 luma or the mean; alpha kept", parse_grayscale,
-     shape_grayscale, gf_cpu_grayscale, NULL, CUDA(grayscale), 0, ns_count,
+     shape_grayscale, gf_cpu_grayscale, gf_fast_grayscale, CUDA(grayscale), 0, ns_count,
      LIST("-grayscale", "-grayscale=rec709", "-grayscale=average"), LIST("-grayscale"), 0},
     {"resize", GF_ARG_REQUIRED, "GEOMETRY",
      "resample to WxH (fit), WxH! (exact), WxH^ (fill), WxH> (only shrink), WxH< (only enlarge), N%, W or xH",
