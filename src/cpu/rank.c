@@ -10,19 +10,19 @@
 
 gf_cpu_fn gf_cpu_rank;
 
-/* Lines [l0, l1) of one axis over the image's W C sample columns (rows: H C
- * lines of W, step C; columns: W C lines of H, step W C). */
-gf_status gf_rank_lines(const gf_step *s, const gf_image *in, gf_image *out, int rows, long l0, long l1)
+/* One axis over the image's W C sample columns (rows: H C lines of W, step
+ * C; columns: W C lines of H, step W C). */
+static gf_status pass(const gf_step *s, const gf_image *in, gf_image *out, int rows)
 {
     const long W = in->width, H = in->height, C = in->channels, d = in->depth;
-    const long len = rows ? W : H;
+    const long len = rows ? W : H, lines = rows ? H * C : W * C;
     const size_t step = rows ? (size_t)C : (size_t)W * C;
     const long R = gf_rank_radius(s->rank.radius, len);
     long *map = NULL;
     gf_status st = border_map(len, R, s->border, &map);
     if (st)
         return st;
-    for (long l = l0; l < l1; l++) {
+    for (long l = 0; l < lines; l++) {
         const size_t base = rows ? (size_t)(l / C) * W * C + (size_t)(l % C) : (size_t)l;
         for (long i = 0; i < len; i++) {
             uint32_t v = s->rank.max ? 0 : gf_maxval((int)d);
@@ -41,8 +41,8 @@ gf_status gf_cpu_rank(const gf_step *s, const gf_image *in, gf_image *out)
 {
     gf_image rows;
     gf_status st = gf_image_alloc(&rows, in->width, in->height, in->channels, in->depth);
-    if (!st && !(st = gf_rank_lines(s, in, &rows, 1, 0, (long)in->height * in->channels)))
-        st = gf_rank_lines(s, &rows, out, 0, 0, (long)in->width * in->channels);
+    if (!st && !(st = pass(s, in, &rows, 1)))
+        st = pass(s, &rows, out, 0);
     gf_image_free(&rows);
     return st;
 }

@@ -60,11 +60,9 @@ void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image 
 void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out);
 
 /* The references by bands, for the fast paths' threads: output rows
- * [y0, y1) of -convolve and -edge, and of -median; lines [l0, l1) of a
- * pass of -erode/-dilate (rows: H C lines, else W C columns). */
+ * [y0, y1) of -convolve and -edge, and of -median. */
 gf_status gf_convolve_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1);
 gf_status gf_median_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1);
-gf_status gf_rank_lines(const gf_step *s, const gf_image *in, gf_image *out, int rows, long l0, long l1);
 
 /* Allocates n elements of `size` bytes with the multiplication checked. */
 static inline gf_status alloc_array(size_t n, size_t size, void **out)

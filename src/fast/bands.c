@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The fast CPU paths of the operations whose reference runs by bands of
- * output rows or lines (src/cpu/convolve.c, median.c, rank.c): the same
- * code, bit for bit, on bands over up to `threads` threads. */
+ * output rows (src/cpu/convolve.c, median.c): the same code, bit for bit,
+ * on bands over up to `threads` threads. */
 #include "config.h"
 
 #include <stdatomic.h>
@@ -14,7 +14,6 @@ struct bands {
     const gf_step *s;
     const gf_image *in;
     gf_image *out;
-    int rows; /* -erode/-dilate: the rows pass */
     long n, per;
     atomic_int failed; /* the first failure's status */
 };
@@ -51,12 +50,7 @@ static gf_status median_rows(const struct bands *b, long y0, long y1)
     return gf_median_rows(b->s, b->in, b->out, y0, y1);
 }
 
-static gf_status rank_lines(const struct bands *b, long l0, long l1)
-{
-    return gf_rank_lines(b->s, b->in, b->out, b->rows, l0, l1);
-}
-
-gf_fast_fn gf_fast_convolve, gf_fast_median, gf_fast_rank;
+gf_fast_fn gf_fast_convolve, gf_fast_median;
 
 gf_status gf_fast_convolve(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
@@ -68,19 +62,4 @@ gf_status gf_fast_median(const gf_step *s, const gf_image *in, gf_image *out, in
 {
     struct bands b = {.fn = median_rows, .s = s, .in = in, .out = out};
     return run(&b, in->height, threads);
-}
-
-gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int threads)
-{
-    gf_image rows;
-    gf_status st = gf_image_alloc(&rows, in->width, in->height, in->channels, in->depth);
-    if (st)
-        return st;
-    struct bands b = {.fn = rank_lines, .s = s, .in = in, .out = &rows, .rows = 1};
-    if (!(st = run(&b, (long)in->height * in->channels, threads))) {
-        b.in = &rows, b.out = out, b.rows = 0;
-        st = run(&b, (long)in->width * in->channels, threads);
-    }
-    gf_image_free(&rows);
-    return st;
 }

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* -erode and -dilate, the fast CPU path: the reference's minimum (maximum)
+ * over the square, exact, by van Herk / Gil-Werman on each axis, so the
+ * cost does not grow with R.  A line padded by R samples each side (the
+ * border rule's) is cut into segments of K = 2R + 1; g holds each
+ * segment's running extreme from its start, h from its end, and output i
+ * is op(h[i], g[i + 2R]).  The rows pass runs line by line over bands of
+ * rows into a 16-bit intermediate; the columns pass runs on strips of S
+ * samples, whole padded rows of a strip at a time, so that every step is a
+ * contiguous loop the compiler vectorises; the threads share the bands and
+ * the strips. */
+#include "config.h"
+
+#include "vector.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "../cpu/sample.h"
+#include "../parallel.h"
+
+enum { S = 512 }; /* samples a strip of the columns pass */
+
+struct rank {
+    const gf_step *s;
+    const gf_image *in;
+    gf_image *out;
+    uint16_t *mid; /* the rows pass: H rows of W C samples */
+    long R, per;   /* the radius on this axis; rows or strips a task */
+    atomic_int failed;
+};
+
+VECTOR_CLONES static void extreme(uint16_t *d, const uint16_t *a, const uint16_t *b, size_t n, int max)
+{
+    if (max)
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] > b[i] ? a[i] : b[i];
+    else
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] < b[i] ? a[i] : b[i];
+}
+
+/* Rows [y0, y1) of the input into mid. */
+static void rows_band(void *ctx, int k)
+{
+    struct rank *m = ctx;
+    const gf_image *in = m->in;
+    const long W = in->width, C = in->channels, R = m->R, K = 2 * R + 1, P = W + 2 * R;
+    const long y0 = k * m->per, y1 = y0 + m->per < in->height ? y0 + m->per : in->height;
+    const int max = m->s->rank.max;
+    uint16_t *line = malloc((size_t)P * C * 3 * sizeof *line), *g = line + P * C, *h = g + P * C;
+    if (!line) {
+        atomic_store(&m->failed, 1);
+        return;
+    }
+    for (long y = y0; y < y1; y++) {
+        /* the padded line: the row itself in one widening loop, the 2R border pixels through the rule */
+        const size_t row = (size_t)y * W * C;
+        if (in->depth == 8)
+            for (long j = 0; j < W * C; j++)
+                line[R * C + j] = ((const uint8_t *)in->data)[row + j];
+        else
+            for (long j = 0; j < W * C; j++)
+                line[R * C + j] = ((const uint16_t *)in->data)[row + j];
+        for (long i = 0; i < P; i = i + 1 == R ? W + R : i + 1) {
+            const long sx = gf_border_index(i - R, W, m->s->border);
+            for (long c = 0; c < C; c++)
+                line[i * C + c] = sx < 0 ? 0 : line[(R + sx) * C + c];
+        }
+        /* each segment [a, b): prefixes forward, suffixes back, C samples a pixel */
+        for (long a = 0; a < P; a += K) {
+            const long b = a + K < P ? a + K : P;
+            for (long c = 0; c < C; c++) {
+                uint16_t v = line[a * C + c];
+                for (long i = a; i < b; i++) {
+                    const uint16_t x = line[i * C + c];
+                    g[i * C + c] = v = max ? (x > v ? x : v) : (x < v ? x : v);
+                }
+                v = line[(b - 1) * C + c];
+                for (long i = b - 1; i >= a; i--) {
+                    const uint16_t x = line[i * C + c];
+                    h[i * C + c] = v = max ? (x > v ? x : v) : (x < v ? x : v);
+                }
+            }
+        }
+        extreme(m->mid + row, h, g + 2 * R * C, (size_t)(W * C), max);
+    }
+    free(line);
+}
+
+/* The columns of strip k of mid into the output. */
+static void strip(void *ctx, int k)
+{
+    struct rank *m = ctx;
+    gf_image *out = m->out;
+    const long H = out->height, N = (long)out->width * out->channels, R = m->R, K = 2 * R + 1, P = H + 2 * R;
+    const long j0 = k * S, n = j0 + S < N ? S : N - j0;
+    const int max = m->s->rank.max;
+    uint16_t *g = malloc((size_t)P * n * 2 * sizeof *g), *h = g ? g + P * n : NULL;
+    if (!g) {
+        atomic_store(&m->failed, 1);
+        return;
+    }
+    for (long p = 0; p < P; p++) { /* padded row p: mid row p - R by the border rule, or zeros */
+        const long sy = gf_border_index(p - R, H, m->s->border);
+        uint16_t *gp = g + p * n;
+        if (sy < 0)
+            for (long j = 0; j < n; j++)
+                gp[j] = 0;
+        else
+            for (long j = 0; j < n; j++)
+                gp[j] = m->mid[(size_t)sy * N + j0 + j];
+    }
+    for (long p = P - 1; p >= 0; p--) /* suffixes back (h), from the rows themselves */
+        if ((p + 1) % K && p + 1 < P)
+            extreme(h + p * n, h + (p + 1) * n, g + p * n, (size_t)n, max);
+        else
+            for (long j = 0; j < n; j++)
+                h[p * n + j] = g[p * n + j];
+    for (long p = 1; p < P; p++) /* then the prefixes in place of the rows */
+        if (p % K)
+            extreme(g + p * n, g + (p - 1) * n, g + p * n, (size_t)n, max);
+    for (long y = 0; y < H; y++) {
+        const uint16_t *a = h + y * n, *b = g + (y + 2 * R) * n;
+        for (long j = 0; j < n; j++) {
+            const uint16_t v = max ? (a[j] > b[j] ? a[j] : b[j]) : (a[j] < b[j] ? a[j] : b[j]);
+            put(out->data, (size_t)y * N + j0 + j, out->depth, v);
+        }
+    }
+    free(g);
+}
+
+gf_fast_fn gf_fast_rank;
+
+gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int threads)
+{
+    threads = threads < 1 ? 1 : threads;
+    const size_t N = (size_t)in->width * in->channels;
+    struct rank m = {.s = s, .in = in, .out = out};
+    gf_status st = alloc_array(N * (size_t)in->height, sizeof *m.mid, (void **)&m.mid);
+    if (st)
+        return st;
+    atomic_init(&m.failed, 0);
+    m.R = gf_rank_radius(s->rank.radius, in->width);
+    m.per = (in->height + 4L * threads - 1) / (4L * threads);
+    gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, rows_band, &m);
+    m.R = gf_rank_radius(s->rank.radius, in->height);
+    gf_parallel_for((int)((N + S - 1) / S), threads, strip, &m);
+    free(m.mid);
+    return atomic_load(&m.failed) ? gf_error(GF_ENOMEM, "out of memory for erode/dilate lines") : GF_OK;
+}
