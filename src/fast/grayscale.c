@@ -31,15 +31,16 @@ static inline void pixels8(const uint8_t *in, uint8_t *out, size_t n, int C, int
         return;
     }
     for (size_t p = 0; p < n; p++) {
-        out[p * OC] = (uint8_t)((wr * in[p * C] + wg * in[p * C + 1] + wb * in[p * C + 2] +
-                                 (1u << (GF_GRAY_BITS - 1))) >> GF_GRAY_BITS);
+        out[p * OC] =
+            (uint8_t)((wr * in[p * C] + wg * in[p * C + 1] + wb * in[p * C + 2] + (1u << (GF_GRAY_BITS - 1))) >>
+                      GF_GRAY_BITS);
         if (OC == 2)
             out[p * OC + 1] = in[p * C + 3];
     }
 }
 
-VECTOR_CLONES static void row8(const uint8_t *in, uint8_t *out, size_t n, int C, uint32_t wr, uint32_t wg,
-                               uint32_t wb)
+VECTOR_CLONES static void gray_row8(const uint8_t *in, uint8_t *out, size_t n, int C, uint32_t wr, uint32_t wg,
+                                    uint32_t wb)
 {
     if (C == 3)
         pixels8(in, out, n, 3, 1, wr, wg, wb);
@@ -58,13 +59,13 @@ static void band(void *ctx, int k)
         const int avg = weights == GF_GRAY_AVERAGE;
         const uint32_t wr = avg ? 0 : gf_gray_weight(weights, 0), wg = avg ? 0 : gf_gray_weight(weights, 1),
                        wb = avg ? 0 : gf_gray_weight(weights, 2);
-        row8((const uint8_t *)in->data + first * C, (uint8_t *)m->out->data + first * OC, n, C, wr, wg, wb);
+        gray_row8((const uint8_t *)in->data + first * C, (uint8_t *)m->out->data + first * OC, n, C, wr, wg, wb);
         return;
     }
     for (size_t p = first; p < first + n; p++) {
         const size_t i = p * C, o = p * OC;
-        put(m->out->data, o, 16, gf_gray_value(ld(in->data, i, 16), ld(in->data, i + 1, 16), ld(in->data, i + 2, 16),
-                                               weights));
+        put(m->out->data, o, 16,
+            gf_gray_value(ld(in->data, i, 16), ld(in->data, i + 1, 16), ld(in->data, i + 2, 16), weights));
         if (OC == 2)
             put(m->out->data, o + 1, 16, ld(in->data, i + 3, 16));
     }

@@ -30,7 +30,7 @@ struct rank {
     atomic_int failed;
 };
 
-VECTOR_CLONES static void extreme(uint16_t *d, const uint16_t *a, const uint16_t *b, size_t n, int max)
+VECTOR_CLONES static void rank_extreme(uint16_t *d, const uint16_t *a, const uint16_t *b, size_t n, int max)
 {
     if (max)
         for (size_t i = 0; i < n; i++)
@@ -83,7 +83,7 @@ static void rows_band(void *ctx, int k)
                 }
             }
         }
-        extreme(m->mid + row, h, g + 2 * R * C, (size_t)(W * C), max);
+        rank_extreme(m->mid + row, h, g + 2 * R * C, (size_t)(W * C), max);
     }
     free(line);
 }
@@ -113,13 +113,13 @@ static void strip(void *ctx, int k)
     }
     for (long p = P - 1; p >= 0; p--) /* suffixes back (h), from the rows themselves */
         if ((p + 1) % K && p + 1 < P)
-            extreme(h + p * n, h + (p + 1) * n, g + p * n, (size_t)n, max);
+            rank_extreme(h + p * n, h + (p + 1) * n, g + p * n, (size_t)n, max);
         else
             for (long j = 0; j < n; j++)
                 h[p * n + j] = g[p * n + j];
     for (long p = 1; p < P; p++) /* then the prefixes in place of the rows */
         if (p % K)
-            extreme(g + p * n, g + (p - 1) * n, g + p * n, (size_t)n, max);
+            rank_extreme(g + p * n, g + (p - 1) * n, g + p * n, (size_t)n, max);
     for (long y = 0; y < H; y++) {
         const uint16_t *a = h + y * n, *b = g + (y + 2 * R) * n;
         for (long j = 0; j < n; j++) {

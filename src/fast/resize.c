@@ -56,7 +56,7 @@ static void rows_pass(const struct resize *m, int y0, int y1)
     }
 }
 
-VECTOR_CLONES static void add_row(int64_t *acc, const int32_t *t, int32_t w, size_t n)
+VECTOR_CLONES static void resize_add_row(int64_t *acc, const int32_t *t, int32_t w, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         acc[i] += (int64_t)w * t[i];
@@ -71,7 +71,7 @@ static void columns_pass(const struct resize *m, int y0, int y1, int64_t *acc)
     for (int y = y0; y < y1; y++) {
         memset(acc, 0, row * sizeof *acc);
         for (int k = 0; k < m->ty.n; k++)
-            add_row(acc, m->mid + ((size_t)m->ty.start[y] + k) * row, m->ty.w[(size_t)y * m->ty.n + k], row);
+            resize_add_row(acc, m->mid + ((size_t)m->ty.start[y] + k) * row, m->ty.w[(size_t)y * m->ty.n + k], row);
         for (size_t i = 0; i < row; i++)
             put(out->data, (size_t)y * row + i, out->depth, gf_resize_out(acc[i], max));
     }

@@ -3,7 +3,9 @@
  * compiler's vectoriser: GCC's -O3 for the file (-O2 leaves such loops
  * scalar), and VECTOR_CLONES, which on x86-64 builds a function twice,
  * baseline and AVX2, the program choosing by the CPU when it starts (the
- * build itself stays -march-neutral). */
+ * build itself stays -march-neutral).  Clang gives each cloned function a
+ * global resolver named after it, static or not: their names must differ
+ * from file to file. */
 #ifndef GF_FAST_VECTOR_H
 #define GF_FAST_VECTOR_H
 
