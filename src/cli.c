@@ -501,7 +501,7 @@ void gf_cli_help(FILE *f)
 {
     fputs("Usage: gpufilter [SETTINGS] [OPERATIONS] INPUT OUTPUT\n"
           "       gpufilter [SETTINGS] [OPERATIONS] -o DIR INPUT...   (INPUT may be @LIST or @-)\n"
-          "       gpufilter [SETTINGS] -histogram FILE INPUT\n"
+          "       gpufilter [SETTINGS] -histogram FILE INPUT   (or -stats FILE: no image written)\n"
           "Filter an image on the GPU (or the CPU): operations run in command-line order,\n"
           "settings apply to the operations written after them.  '-' reads standard input\n"
           "or writes standard output.  Every option also takes two dashes (--blur=5).\n\n"
