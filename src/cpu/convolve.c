@@ -11,7 +11,7 @@
 
 gf_cpu_fn gf_cpu_convolve;
 
-gf_status gf_convolve_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1)
+gf_status gf_cpu_convolve(const gf_step *s, const gf_image *in, gf_image *out)
 {
     const struct gf_convolve_args *k = &s->convolve;
     const int W = in->width, H = in->height, C = in->channels, cc = gf_color_channels(C), d = in->depth;
@@ -22,7 +22,7 @@ gf_status gf_convolve_rows(const gf_step *s, const gf_image *in, gf_image *out, 
     gf_status st;
     if ((st = border_map(W, rx, s->border, &mx)) || (st = border_map(H, ry, s->border, &my)))
         goto out;
-    for (long y = y0; y < y1; y++)
+    for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             const size_t o = ((size_t)y * W + x) * C;
             for (int c = 0; c < cc; c++) {
@@ -45,9 +45,4 @@ out:
     free(mx);
     free(my);
     return st;
-}
-
-gf_status gf_cpu_convolve(const gf_step *s, const gf_image *in, gf_image *out)
-{
-    return gf_convolve_rows(s, in, out, 0, in->height);
 }

@@ -59,9 +59,7 @@ void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image 
  * gf_unsharp_value of in's and it, alpha in's (unsharp.c). */
 void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out);
 
-/* The references by bands, for the fast paths' threads: output rows
- * [y0, y1) of -convolve and -edge, and of -median. */
-gf_status gf_convolve_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1);
+/* -median's reference on output rows [y0, y1), for the fast path's threads. */
 gf_status gf_median_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1);
 
 /* Allocates n elements of `size` bytes with the multiplication checked. */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* -convolve and -edge, the fast CPU path: the reference's sums
+ * (src/cpu/convolve.c) bit for bit, over bands of output rows on up to
+ * `threads` threads.  For an output row, each kernel row's source line is
+ * padded by the border rule (line.h) and each weight adds the line, shifted
+ * by its column, into a row of 64-bit sums: w h contiguous loops the
+ * compiler vectorises, where the reference looks every tap up through the
+ * border maps. */
+#include "config.h"
+
+#include "vector.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "../parallel.h"
+#include "line.h"
+
+struct convolve {
+    const gf_step *s;
+    const gf_image *in;
+    gf_image *out;
+    const long *mx, *my; /* border maps, padded by rx and ry */
+    long rx, ry;
+    int rows; /* per task */
+    atomic_int failed;
+};
+
+VECTOR_CLONES static void convolve_add(int64_t *acc, const uint32_t *line, int32_t q, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        acc[i] += (int64_t)q * line[i];
+}
+
+static void band(void *ctx, int k)
+{
+    struct convolve *m = ctx;
+    const struct gf_convolve_args *kn = &m->s->convolve;
+    const gf_image *in = m->in;
+    const long W = in->width, C = in->channels, cc = gf_color_channels((int)C), n = W * C;
+    const long y0 = (long)k * m->rows, y1 = y0 + m->rows < in->height ? y0 + m->rows : in->height;
+    const uint32_t max = gf_maxval(in->depth);
+    const int64_t bias = gf_convolve_bias(m->s, in->depth);
+    uint32_t *line = malloc((size_t)(W + 2 * m->rx) * C * sizeof *line);
+    int64_t *gx = malloc((size_t)n * 2 * sizeof *gx), *gy = gx ? gx + n : NULL;
+    if (!line || !gx) {
+        atomic_store(&m->failed, 1);
+        free(line);
+        free(gx);
+        return;
+    }
+    for (long y = y0; y < y1; y++) {
+        memset(gx, 0, (size_t)n * 2 * sizeof *gx);
+        for (int j = 0; j < kn->h; j++) {
+            gf_pad_line(in, m->my[y + j - kn->oy + m->ry], m->mx, (int)m->rx, line, 4);
+            for (int i = 0; i < kn->w; i++) {
+                const uint32_t *at = line + (i - kn->ox + m->rx) * C; /* sample x C + c reads x + i - ox */
+                convolve_add(gx, at, kn->q[j * kn->w + i], (size_t)n);
+                if (kn->edge) /* the transpose (-edge's kernels are square) */
+                    convolve_add(gy, at, kn->q[i * kn->w + j], (size_t)n);
+            }
+        }
+        const size_t row = (size_t)y * n;
+        for (long x = 0; x < W; x++) {
+            for (long c = 0; c < cc; c++) {
+                const long e = x * C + c;
+                put(m->out->data, row + e, in->depth,
+                    kn->edge ? gf_edge_value(gx[e], gy[e], max) : gf_convolve_value(gx[e], bias, max));
+            }
+            if (cc < C)
+                put(m->out->data, row + x * C + cc, in->depth, ld(in->data, row + x * C + cc, in->depth));
+        }
+    }
+    free(line);
+    free(gx);
+}
+
+gf_fast_fn gf_fast_convolve;
+
+gf_status gf_fast_convolve(const gf_step *s, const gf_image *in, gf_image *out, int threads)
+{
+    const struct gf_convolve_args *k = &s->convolve;
+    threads = threads < 1 ? 1 : threads;
+    struct convolve m = {.s = s, .in = in, .out = out};
+    m.rx = k->ox > k->w - 1 - k->ox ? k->ox : k->w - 1 - k->ox;
+    m.ry = k->oy > k->h - 1 - k->oy ? k->oy : k->h - 1 - k->oy;
+    long *mx = NULL, *my = NULL;
+    gf_status st;
+    if (!(st = border_map(in->width, m.rx, s->border, &mx)) && !(st = border_map(in->height, m.ry, s->border, &my))) {
+        m.mx = mx, m.my = my;
+        m.rows = (in->height + 4 * threads - 1) / (4 * threads);
+        atomic_init(&m.failed, 0);
+        gf_parallel_for((in->height + m.rows - 1) / m.rows, threads, band, &m);
+        if (atomic_load(&m.failed))
+            st = gf_error(GF_ENOMEM, "out of memory for convolution rows");
+    }
+    free(mx);
+    free(my);
+    return st;
+}
