@@ -246,32 +246,29 @@ int64_t gf_convolve_bias(const gf_step *s, int depth)
     return llround(s->bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
 }
 
+/* An integer radius 1 to most for -op. */
+static gf_status radius(const char *op, const char *arg, int most, int *r)
+{
+    double v;
+    if (number(arg, &v) || v < 1 || v != floor(v) || v > most)
+        return gf_error(GF_EINVAL, "invalid -%s radius '%s' (want an integer 1 to %d)", op, arg, most);
+    *r = (int)v;
+    return GF_OK;
+}
+
 static gf_status parse_box(gf_step *s, const char *arg)
 {
-    double r;
-    if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MAX_RADIUS)
-        return gf_error(GF_EINVAL, "invalid -box radius '%s' (want an integer 1 to %d)", arg, GF_MAX_RADIUS);
-    s->box.radius = (int)r;
-    return GF_OK;
+    return radius("box", arg, GF_MAX_RADIUS, &s->box.radius);
 }
 
 static gf_status parse_rank(gf_step *s, const char *arg, int max)
 {
-    double r;
-    if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MAX_RADIUS)
-        return gf_error(GF_EINVAL, "invalid -%s radius '%s' (want an integer 1 to %d)", max ? "dilate" : "erode", arg,
-                        GF_MAX_RADIUS);
-    s->rank.radius = (int)r;
     s->rank.max = max;
-    return GF_OK;
+    return radius(max ? "dilate" : "erode", arg, GF_MAX_RADIUS, &s->rank.radius);
 }
 static gf_status parse_median(gf_step *s, const char *arg)
 {
-    double r;
-    if (number(arg, &r) || r < 1 || r != floor(r) || r > GF_MEDIAN_MAX)
-        return gf_error(GF_EINVAL, "invalid -median radius '%s' (want an integer 1 to %d)", arg, GF_MEDIAN_MAX);
-    s->rank.radius = (int)r;
-    return GF_OK;
+    return radius("median", arg, GF_MEDIAN_MAX, &s->rank.radius);
 }
 static gf_status parse_erode(gf_step *s, const char *arg)
 {

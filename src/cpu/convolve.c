@@ -15,8 +15,7 @@ gf_status gf_cpu_convolve(const gf_step *s, const gf_image *in, gf_image *out)
 {
     const struct gf_convolve_args *k = &s->convolve;
     const int W = in->width, H = in->height, C = in->channels, cc = gf_color_channels(C), d = in->depth;
-    const long rx = k->ox > k->w - 1 - k->ox ? k->ox : k->w - 1 - k->ox;
-    const long ry = k->oy > k->h - 1 - k->oy ? k->oy : k->h - 1 - k->oy;
+    const long rx = kernel_reach(k->ox, k->w), ry = kernel_reach(k->oy, k->h);
     const int64_t bias = gf_convolve_bias(s, d);
     long *mx = NULL, *my = NULL;
     gf_status st;

@@ -59,6 +59,13 @@ void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image 
  * gf_unsharp_value of in's and it, alpha in's (unsharp.c). */
 void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out);
 
+/* How far a kernel of `size` taps with its origin at `origin` reaches on
+ * its longer side: the border maps' padding (-convolve, -edge). */
+static inline long kernel_reach(int origin, int size)
+{
+    return origin > size - 1 - origin ? origin : size - 1 - origin;
+}
+
 /* -median's reference on output rows [y0, y1), for the fast path's threads. */
 gf_status gf_median_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1);
 

@@ -82,8 +82,7 @@ gf_status gf_fast_convolve(const gf_step *s, const gf_image *in, gf_image *out, 
     const struct gf_convolve_args *k = &s->convolve;
     threads = threads < 1 ? 1 : threads;
     struct convolve m = {.s = s, .in = in, .out = out};
-    m.rx = k->ox > k->w - 1 - k->ox ? k->ox : k->w - 1 - k->ox;
-    m.ry = k->oy > k->h - 1 - k->oy ? k->oy : k->h - 1 - k->oy;
+    m.rx = kernel_reach(k->ox, k->w), m.ry = kernel_reach(k->oy, k->h);
     long *mx = NULL, *my = NULL;
     gf_status st;
     if (!(st = border_map(in->width, m.rx, s->border, &mx)) && !(st = border_map(in->height, m.ry, s->border, &my))) {
