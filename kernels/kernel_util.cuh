@@ -63,6 +63,17 @@ static inline unsigned gf_loop_blocks(size_t work)
     return (unsigned)(work < most ? (work ? work : 1) : most);
 }
 
+// The grid of a pass over `lines` lines of `items` items each: blocks of
+// `threads` along a line, and the lines shared out among as many blocks as
+// keep gf_loop_blocks' count (the kernel walks lines gridDim.y apart).
+static inline dim3 gf_lines_grid(size_t items, unsigned threads, long lines)
+{
+    const unsigned bx = gf_blocks(items, threads);
+    long by = (long)(gf_loop_blocks((size_t)bx * lines) / bx) + 1;
+    by = by < lines ? by : lines;
+    return dim3(bx, (unsigned)(by < 65535 ? by : 65535));
+}
+
 // Calls f.template operator()<T, C>() for the image's sample type and channel count.
 template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
 {

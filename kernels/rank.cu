@@ -21,14 +21,6 @@ namespace
 
 constexpr int THREADS = 128;
 
-// Blocks of a pass over N sample columns and `lines` lines (segments, rows): along the columns, then
-// the lines shared out so that each block takes many (about 32 blocks a multiprocessor).
-dim3 grid(size_t N, long lines)
-{
-    const unsigned bx = gf_blocks(N, THREADS);
-    return dim3(bx, (unsigned)std::min<long>(gf_loop_blocks((size_t)bx * lines) / bx + 1, std::min(lines, 65535L)));
-}
-
 template <typename T, bool MAX> __device__ __forceinline__ T pick(T a, T b)
 {
     return MAX ? (a > b ? a : b) : (a < b ? a : b);
@@ -80,9 +72,9 @@ cudaError_t columns(const gf_image *in, gf_image *out, T *g, T *h, int radius, i
     const size_t N = (size_t)in->width * in->channels;
     const int H = in->height, R = (int)gf_rank_radius(radius, H);
     const long segs = (H + 2L * R + 2L * R) / (2L * R + 1);
-    rank_scan<T, MAX><<<grid(N, segs), THREADS, 0, st>>>((const T *)in->data, g, h, N, H, R, border);
+    rank_scan<T, MAX><<<gf_lines_grid(N, THREADS, segs), THREADS, 0, st>>>((const T *)in->data, g, h, N, H, R, border);
     GF_LAUNCH_CHECK();
-    rank_out<T, MAX><<<grid(N, H), THREADS, 0, st>>>(g, h, (T *)out->data, N, H, R);
+    rank_out<T, MAX><<<gf_lines_grid(N, THREADS, H), THREADS, 0, st>>>(g, h, (T *)out->data, N, H, R);
     GF_LAUNCH_CHECK();
     return cudaSuccess;
 }

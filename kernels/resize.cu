@@ -9,7 +9,6 @@
 // block is 128 threads along a row (x) walking rows grid.y apart (as many
 // rows a block as keep about 32 blocks a multiprocessor); a warp's taps read neighbouring pixels
 // (rows: through L1; columns: whole rows of the intermediate, coalesced).
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,13 +18,6 @@ namespace
 {
 
 constexpr int THREADS = 128;
-
-// The grid of a pass making rows x cols outputs: blocks along a row, then the rows shared out.
-dim3 grid(int cols, int rows)
-{
-    const unsigned bx = gf_blocks(cols, THREADS);
-    return dim3(bx, std::min<unsigned>(gf_loop_blocks((size_t)bx * rows) / bx + 1, std::min(rows, 65535)));
-}
 
 template <typename T, int C>
 __global__ void __launch_bounds__(THREADS)
@@ -121,11 +113,11 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     if (status)
         return status;
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
-        resize_rows<T, C>
-            <<<grid(OW, H), THREADS, 0, st>>>((const T *)in->data, (int32_t *)mid, W, H, OW, taps, taps + OW, n_x);
+        resize_rows<T, C><<<gf_lines_grid(OW, THREADS, H), THREADS, 0, st>>>((const T *)in->data, (int32_t *)mid, W, H,
+                                                                             OW, taps, taps + OW, n_x);
         GF_LAUNCH_CHECK();
-        resize_cols<T, C><<<grid(OW, OH), THREADS, 0, st>>>((const int32_t *)mid, (T *)out->data, OW, OH, taps + nx,
-                                                            taps + nx + OH, n_y, gf_maxval(in->depth));
+        resize_cols<T, C><<<gf_lines_grid(OW, THREADS, OH), THREADS, 0, st>>>(
+            (const int32_t *)mid, (T *)out->data, OW, OH, taps + nx, taps + nx + OH, n_y, gf_maxval(in->depth));
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });
