@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "sample.h"
@@ -100,41 +101,99 @@ static gf_status axis_taps(enum gf_filter f, int in_n, int out_n, gf_resize_taps
                                                                             : 2);
     const double most = ceil(2 * a.support) + 2; /* a window's most samples */
     const size_t wide = most < in_n ? (size_t)most : (size_t)in_n;
-    double *dw = NULL;
-    long lo, hi;
+    double *dw = NULL, *sum = NULL; /* each output's weights (wide apart), and their sum */
+    long *lo = NULL, *hi = NULL;
     memset(t, 0, sizeof *t);
-    gf_status st = alloc_array(wide, sizeof *dw, (void **)&dw);
-    if (st)
-        return st;
+    gf_status st;
+    if ((st = alloc_array((size_t)out_n * wide, sizeof *dw, (void **)&dw)) ||
+        (st = alloc_array((size_t)out_n, sizeof *sum, (void **)&sum)) ||
+        (st = alloc_array((size_t)out_n, sizeof *lo, (void **)&lo)) ||
+        (st = alloc_array((size_t)out_n, sizeof *hi, (void **)&hi)))
+        goto out;
     t->n = 1;
     for (int o = 0; o < out_n; o++) {
-        window(&a, o, dw, &lo, &hi);
-        t->n = hi - lo > t->n ? (int)(hi - lo) : t->n;
+        sum[o] = window(&a, o, dw + (size_t)o * wide, &lo[o], &hi[o]);
+        t->n = hi[o] - lo[o] > t->n ? (int)(hi[o] - lo[o]) : t->n;
     }
     if ((st = alloc_array((size_t)out_n, sizeof *t->start, (void **)&t->start)) ||
         (st = alloc_array((size_t)out_n * (size_t)t->n, sizeof *t->w, (void **)&t->w))) {
         gf_resize_taps_free(t);
-        free(dw);
-        return st;
+        goto out;
     }
     for (int o = 0; o < out_n; o++) {
-        const double sum = window(&a, o, dw, &lo, &hi);
+        const double *v = dw + (size_t)o * wide;
         /* the window's first sample at start + d: start + n stays inside the axis */
-        const long start = lo < in_n - t->n ? lo : in_n - t->n, d = lo - start;
+        const long start = lo[o] < in_n - t->n ? lo[o] : in_n - t->n, d = lo[o] - start;
         int32_t *w = t->w + (size_t)o * t->n;
         memset(w, 0, (size_t)t->n * sizeof *w);
         /* to fixed point summing to 2^GF_RESIZE_BITS exactly: the rounding's remainder goes to the largest weight */
         int64_t total = 0;
         long big = 0;
-        for (long k = 0; k < hi - lo; k++) {
-            w[d + k] = (int32_t)lround(dw[k] / sum * (1 << GF_RESIZE_BITS));
+        for (long k = 0; k < hi[o] - lo[o]; k++) {
+            w[d + k] = (int32_t)lround(v[k] / sum[o] * (1 << GF_RESIZE_BITS));
             total += w[d + k];
-            big = fabs(dw[k]) > fabs(dw[big]) ? k : big;
+            big = fabs(v[k]) > fabs(v[big]) ? k : big;
         }
         w[d + big] += (int32_t)((1 << GF_RESIZE_BITS) - total);
         t->start[o] = (int32_t)start;
     }
+out:
     free(dw);
+    free(sum);
+    free(lo);
+    free(hi);
+    return st;
+}
+
+static gf_status copy_taps(const gf_resize_taps *from, int out_n, gf_resize_taps *to)
+{
+    memset(to, 0, sizeof *to);
+    gf_status st;
+    if ((st = alloc_array((size_t)out_n, sizeof *to->start, (void **)&to->start)) ||
+        (st = alloc_array((size_t)out_n * (size_t)from->n, sizeof *to->w, (void **)&to->w))) {
+        gf_resize_taps_free(to);
+        return st;
+    }
+    to->n = from->n;
+    memcpy(to->start, from->start, (size_t)out_n * sizeof *to->start);
+    memcpy(to->w, from->w, (size_t)out_n * (size_t)from->n * sizeof *to->w);
+    return GF_OK;
+}
+
+/* The two axes last computed, shared by every thread: the images of a batch
+ * mostly share their size, and a square image its two axes. */
+static struct {
+    pthread_mutex_t lock;
+    struct {
+        enum gf_filter f;
+        int in_n, out_n;
+        gf_resize_taps t;
+    } slot[2];
+    int next;
+} cache = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0};
+
+/* axis_taps through the cache: *t is the caller's own copy. */
+static gf_status cached_axis_taps(enum gf_filter f, int in_n, int out_n, gf_resize_taps *t)
+{
+    gf_status st = GF_OK;
+    int hit = 0;
+    pthread_mutex_lock(&cache.lock);
+    for (int i = 0; i < 2 && !hit; i++)
+        if (cache.slot[i].t.w && cache.slot[i].f == f && cache.slot[i].in_n == in_n && cache.slot[i].out_n == out_n)
+            hit = 1, st = copy_taps(&cache.slot[i].t, out_n, t);
+    pthread_mutex_unlock(&cache.lock);
+    if (hit)
+        return st;
+    if ((st = axis_taps(f, in_n, out_n, t)))
+        return st;
+    pthread_mutex_lock(&cache.lock);
+    const int i = cache.next;
+    gf_resize_taps_free(&cache.slot[i].t);
+    if (copy_taps(t, out_n, &cache.slot[i].t) == GF_OK) { /* out of memory: just not kept */
+        cache.slot[i].f = f, cache.slot[i].in_n = in_n, cache.slot[i].out_n = out_n;
+        cache.next = !i;
+    }
+    pthread_mutex_unlock(&cache.lock);
     return GF_OK;
 }
 
@@ -144,8 +203,8 @@ gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *o
     enum gf_filter f = s->filter;
     if (f == GF_FILTER_DEFAULT)
         f = (double)out->width * out->height > (double)in->width * in->height ? GF_FILTER_MITCHELL : GF_FILTER_LANCZOS;
-    gf_status st = axis_taps(f, in->width, out->width, tx);
-    if (!st && (st = axis_taps(f, in->height, out->height, ty)))
+    gf_status st = cached_axis_taps(f, in->width, out->width, tx);
+    if (!st && (st = cached_axis_taps(f, in->height, out->height, ty)))
         gf_resize_taps_free(tx);
     return st;
 }
