@@ -55,9 +55,9 @@ void gf_fast_orient_image(enum gf_orient o, const gf_image *in, gf_image *out, i
  * r (gf_rotate_plan) over the background bg (gf_rotate_background). */
 void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image *in, gf_image *out, int x, int y);
 
-/* -unsharp: out holds the blur of in; each colour sample becomes
- * gf_unsharp_value of in's and it, alpha in's (unsharp.c). */
-void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out);
+/* -unsharp: out holds the blur of in; each colour sample of pixels [first,
+ * end) becomes gf_unsharp_value of in's and it, alpha in's (unsharp.c). */
+void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out, size_t first, size_t end);
 
 /* How far a kernel of `size` taps with its origin at `origin` reaches on
  * its longer side: the border maps' padding (-convolve, -edge). */

@@ -6,12 +6,11 @@
 
 #include "sample.h"
 
-void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out)
+void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out, size_t first, size_t end)
 {
     const int C = in->channels, cc = gf_color_channels(C), d = in->depth;
     const int64_t t = gf_unsharp_threshold(s, d);
-    const size_t n = (size_t)in->width * in->height;
-    for (size_t p = 0; p < n; p++)
+    for (size_t p = first; p < end; p++)
         for (int c = 0; c < C; c++) {
             const size_t i = p * C + c;
             put(out->data, i, d,
@@ -27,6 +26,6 @@ gf_status gf_cpu_unsharp(const gf_step *s, const gf_image *in, gf_image *out)
     const gf_step b = gf_unsharp_blur(s);
     gf_status st = gf_cpu_blur(&b, in, out);
     if (!st)
-        gf_unsharp_combine(s, in, out);
+        gf_unsharp_combine(s, in, out, 0, (size_t)in->width * in->height);
     return st;
 }
