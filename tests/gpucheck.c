@@ -8,9 +8,11 @@
  * photo-sized images.  Every kernel path of every op (gf_cuda_op.paths)
  * must be taken somewhere in the grid.
  *   gpucheck --probe   open the device and print its name (exit 1 if none)
- *   gpucheck [--quick] [-j N]   run the grid (exit 77 if no device), in N
- *                      processes taking every Nth case (each its own CUDA
- *                      context, opened after the fork) */
+ *   gpucheck [--quick] [-j N] [--op NAME,...]   run the grid (exit 77 if no
+ *                      device), in N processes taking every Nth case (each
+ *                      its own CUDA context, opened after the fork); with
+ *                      --op, only the cases of those ops (chains: those that
+ *                      start with one) */
 #include "config.h"
 
 #include <dirent.h>
@@ -200,6 +202,19 @@ static int mine(void)
     return job++ % shares == share;
 }
 
+/* --op: the ops to check, NAME,NAME,... (NULL: all). */
+static const char *only;
+static int wanted(const gf_op *op)
+{
+    if (!only)
+        return 1;
+    const size_t n = strlen(op->name);
+    for (const char *p = only; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, op->name, n) && (p[n] == ',' || !p[n]))
+            return 1;
+    return 0;
+}
+
 /* Runs this process's share of the grid (exit 77 if no device). */
 static int run(int quick)
 {
@@ -229,7 +244,7 @@ static int run(int quick)
     long k = 0;
     for (int o = 0; o < gf_nops; o++) {
         const gf_op *op = &gf_ops[o];
-        for (const char *const *t = op->tests; *t; t++)
+        for (const char *const *t = op->tests; wanted(op) && *t; t++)
             for (int si = 0; si < nsizes; si++)
                 for (int d = 8; d <= 16; d += 8)
                     for (int c = 1; c <= 4; c++, k++) {
@@ -248,7 +263,7 @@ static int run(int quick)
     for (int o = 0; o < gf_nops; o++)
         for (int si = 0; si < (quick ? 1 : 3); si++)
             for (int c = 1; c <= 4; c++, k++) {
-                if (!mine())
+                if (!wanted(&gf_ops[o]) || !mine())
                     continue;
                 char chain[400];
                 snprintf(chain, sizeof chain, "%s %s %s", gf_ops[o].tests[0], gf_ops[(o + 1) % gf_nops].tests[0],
@@ -261,7 +276,7 @@ static int run(int quick)
     /* each op as typically used, on photo-sized images */
     for (int o = 0; !quick && o < gf_nops; o++)
         for (int i = 0; i < 2; i++) {
-            if (!mine())
+            if (!wanted(&gf_ops[o]) || !mine())
                 continue;
             gf_image img;
             make(&img, 2000, 1500, i ? 4 : 3, i ? 16 : 8, PHOTO);
@@ -291,6 +306,8 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "-j") && i + 1 < argc && atoi(argv[i + 1]) > 0)
             workers = atoi(argv[++i]) < 64 ? atoi(argv[i]) : 64;
+        else if (!strcmp(argv[i], "--op") && i + 1 < argc)
+            only = argv[++i];
     if (probe) {
         if (gf_cuda_open(-1, &cu)) {
             printf("gpucheck: %s\n", gf_error_detail(GF_ENODEV));
@@ -358,6 +375,8 @@ report:
         const gf_op *op = gf_ops;
         while (op->cuda != taken[i].op)
             op++;
+        if (!wanted(op)) /* reached only through a chain */
+            continue;
         printf("gpucheck: -%s's kernels (cases):", op->name);
         for (int p = 0; op->cuda->paths[p]; p++) {
             printf("%s %s %ld", p ? "," : "", op->cuda->paths[p], taken[i].hits[p]);
