@@ -5,8 +5,9 @@
 // thread two rows 8 apart.  It stages the kernel's weights (the transpose's
 // too for -edge) and the tile's footprint, (TY + h - 1) x (TX + w - 1)
 // pixels of C samples (the border rule applied while loading, rows
-// coalesced), in dynamic shared memory as samples of T; a thread then sums
-// w h products a colour channel in 64 bits.  Kernels up to 31 x 31: at most
+// coalesced), in dynamic shared memory as samples of T; a thread then sums,
+// for each colour channel of its pixel, w h products in 64 bits, loading a
+// pixel at a time (one load where C is 2 or 4).  Kernels up to 31 x 31: at most
 // 3.8 KB of weights (twice for -edge) and 46 x 62 x 4 samples.
 #include "kernel_util.cuh"
 
@@ -20,17 +21,17 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
     convolve_tiled(const T *__restrict__ in, T *__restrict__ out, int W, int H, gf_convolve_args k, int border,
                    int64_t bias, uint32_t maxval)
 {
-    extern __shared__ __align__(8) int32_t sm[];
+    extern __shared__ __align__(16) int32_t sm[];
     const int n = k.w * k.h, pw = TX + k.w - 1, ph = TY + k.h - 1;
-    int32_t *q = sm, *qt = sm + n;            // the weights, and (-edge) their transpose
-    T *tile = (T *)(sm + (EDGE ? 2 * n : n)); // ph rows of pw pixels
+    int32_t *q = sm, *qt = sm + n;                          // the weights, and (-edge) their transpose
+    T *tile = (T *)(sm + ((EDGE ? 2 * n : n) + 3) / 4 * 4); // ph rows of pw pixels
     const int tid = threadIdx.y * TX + threadIdx.x;
     for (int i = tid; i < n; i += TX * THREADS_Y) {
         q[i] = k.q[i];
         if (EDGE)
             qt[i] = k.q[(i % k.w) * k.w + i / k.w];
     }
-    gf_stage_footprint(in, tile, W, H, C, blockIdx.x * TX - k.ox, blockIdx.y * TY - k.oy, pw, ph, border);
+    gf_stage_footprint<T, C>(in, tile, W, H, blockIdx.x * TX - k.ox, blockIdx.y * TY - k.oy, pw, ph, border);
     __syncthreads();
     constexpr int CC = C == 2 || C == 4 ? C - 1 : C;
     const int x = blockIdx.x * TX + threadIdx.x;
@@ -38,23 +39,37 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
         const int y = blockIdx.y * TY + r;
         if (x >= W || y >= H)
             continue;
-        T *o = out + ((size_t)y * W + x) * C;
+        int64_t gx[C] = {}, gy[C] = {};
+        for (int j = 0; j < k.h; j++) {
+            const T *t = tile + ((r + j) * pw + threadIdx.x) * C;
+            for (int i = 0; i < k.w; i++) {
+                uint32_t v[C];
+                gf_load_pixel<T, C>(t + i * C, v);
+                const int32_t w = q[j * k.w + i], wt = EDGE ? qt[j * k.w + i] : 0;
 #pragma unroll
-        for (int c = 0; c < CC; c++) {
-            int64_t gx = 0, gy = 0;
-            for (int j = 0; j < k.h; j++) {
-                const T *t = tile + ((r + j) * pw + threadIdx.x) * C + c;
-                for (int i = 0; i < k.w; i++) {
-                    gx += (int64_t)q[j * k.w + i] * t[i * C];
+                for (int c = 0; c < CC; c++) {
+                    gx[c] += (int64_t)w * v[c];
                     if (EDGE)
-                        gy += (int64_t)qt[j * k.w + i] * t[i * C];
+                        gy[c] += (int64_t)wt * v[c];
                 }
             }
-            o[c] = (T)(EDGE ? gf_edge_value(gx, gy, maxval) : gf_convolve_value(gx, bias, maxval));
         }
+        const size_t at = ((size_t)y * W + x) * C;
+        uint32_t o[C];
+#pragma unroll
+        for (int c = 0; c < CC; c++)
+            o[c] = EDGE ? gf_edge_value(gx[c], gy[c], maxval) : gf_convolve_value(gx[c], bias, maxval);
         if constexpr (CC < C)
-            o[CC] = in[((size_t)y * W + x) * C + CC];
+            o[CC] = in[at + CC];
+        gf_store_pixel<T, C>(out + at, o);
     }
+}
+
+// Shared memory: the weights (twice for -edge), then the footprint from a 16-byte boundary (whole-pixel loads).
+size_t smem_bytes(const gf_convolve_args &k, int C, int depth)
+{
+    const size_t weights = ((size_t)k.w * k.h * (k.edge ? 2 : 1) + 3) / 4 * 16;
+    return weights + (size_t)(TY + k.h - 1) * (TX + k.w - 1) * C * (depth / 8);
 }
 
 const char *const paths[] = {"tiled", nullptr};
@@ -63,8 +78,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 {
     const gf_convolve_args &k = s->convolve;
     const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
-    const size_t smem = (size_t)k.w * k.h * 4 * (k.edge ? 2 : 1) +
-                        (size_t)(TY + k.h - 1) * (TX + k.w - 1) * in->channels * (in->depth / 8);
+    const size_t smem = smem_bytes(k, in->channels, in->depth);
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         auto launch = [&](auto kernel) -> cudaError_t {
             if (!gf_fit_smem(kernel, smem))

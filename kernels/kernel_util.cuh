@@ -95,16 +95,67 @@ template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
 
 // A tile's footprint to shared memory: ph rows of pw pixels of C samples from
 // pixel (x0, y0) on (which may lie outside: the border rule applies, 0 where
-// it names none), tile[(r pw + p) C + c], the block's threads in turn.
-template <typename T>
-__device__ __forceinline__ void gf_stage_footprint(const T *__restrict__ in, T *tile, int W, int H, int C, int x0,
-                                                   int y0, int pw, int ph, int border)
+// it names none), tile[(r pw + p) C + c], the block's threads in turn.  A
+// footprint wholly inside the image is copied without the border rule.
+template <typename T, int C>
+__device__ __forceinline__ void gf_stage_footprint(const T *__restrict__ in, T *tile, int W, int H, int x0, int y0,
+                                                   int pw, int ph, int border)
 {
-    const int threads = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x;
-    for (int e = tid; e < ph * pw * C; e += threads) {
-        const int r = e / (pw * C), rest = e - r * pw * C, p = rest / C, c = rest - p * C;
+    const int threads = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x, n = pw * C;
+    if (x0 >= 0 && y0 >= 0 && x0 + pw <= W && y0 + ph <= H) {
+        const T *src = in + ((size_t)y0 * W + x0) * C;
+        for (int e = tid; e < ph * n; e += threads) {
+            const int r = e / n;
+            tile[e] = src[(size_t)r * W * C + (e - r * n)];
+        }
+        return;
+    }
+    for (int e = tid; e < ph * n; e += threads) {
+        const int r = e / n, rest = e - r * n, p = rest / C, c = rest - p * C;
         const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
         tile[e] = sx < 0 || sy < 0 ? T(0) : in[((size_t)sy * W + sx) * C + c];
+    }
+}
+
+// A pixel's C samples from p, or to p: one load or store where they make a
+// whole aligned vector (C = 2 or 4; packed images put a pixel at a multiple
+// of its size), else a sample at a time.
+template <typename T, int C> struct gf_pixel_vec { using type = T; };
+template <> struct gf_pixel_vec<uint8_t, 2> { using type = uchar2; };
+template <> struct gf_pixel_vec<uint8_t, 4> { using type = uchar4; };
+template <> struct gf_pixel_vec<uint16_t, 2> { using type = ushort2; };
+template <> struct gf_pixel_vec<uint16_t, 4> { using type = ushort4; };
+template <> struct gf_pixel_vec<int32_t, 2> { using type = int2; };
+template <> struct gf_pixel_vec<int32_t, 4> { using type = int4; };
+
+template <typename T, int C, typename V>
+__device__ __forceinline__ void gf_load_pixel(const T *p, V (&v)[C])
+{
+    if constexpr (C == 2 || C == 4) {
+        const auto u = *(const typename gf_pixel_vec<T, C>::type *)p;
+        v[0] = u.x, v[1] = u.y;
+        if constexpr (C == 4)
+            v[2] = u.z, v[3] = u.w;
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            v[c] = p[c];
+    }
+}
+
+template <typename T, int C, typename V>
+__device__ __forceinline__ void gf_store_pixel(T *p, const V (&v)[C])
+{
+    if constexpr (C == 2 || C == 4) {
+        typename gf_pixel_vec<T, C>::type u;
+        u.x = (T)v[0], u.y = (T)v[1];
+        if constexpr (C == 4)
+            u.z = (T)v[2], u.w = (T)v[3];
+        *(typename gf_pixel_vec<T, C>::type *)p = u;
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            p[c] = (T)v[c];
     }
 }
 

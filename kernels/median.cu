@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
     extern __shared__ __align__(8) unsigned char smem[];
     T *tile = (T *)smem;
     const int pw = TX + 2 * R, ph = TY + 2 * R, side = 2 * R + 1, k = side * side / 2;
-    gf_stage_footprint(in, tile, W, H, C, blockIdx.x * TX - R, blockIdx.y * TY - R, pw, ph, border);
+    gf_stage_footprint<T, C>(in, tile, W, H, blockIdx.x * TX - R, blockIdx.y * TY - R, pw, ph, border);
     __syncthreads();
     constexpr int CC = C == 2 || C == 4 ? C - 1 : C;
     const int x = blockIdx.x * TX + threadIdx.x;
