@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT
-// -erode and -dilate: the minimum (maximum) over the (2R+1)^2 square by van
-// Herk / Gil-Werman, a cost per sample independent of R, exact as
-// src/cpu/rank.c.
+// -erode and -dilate: the minimum (maximum) over the (2R+1)^2 square, exact
+// as src/cpu/rank.c.  Two paths:
 //
-// One pass runs down the columns: each of the image's W C sample columns is
+// rank_tile (R up to TILE_R): a block of 256 threads makes a tile of TILE x
+// TILE pixels.  It stages the footprint, TILE + 2R pixels square (the
+// border rule applied while loading), in shared memory, takes each
+// footprint row's extreme over 2R + 1 pixels into TILE + 2R rows of TILE
+// pixels, then each output's over 2R + 1 of those rows: 2 (2R + 1)
+// comparisons a sample, one read and one write of the image; a thread a
+// pixel (one load where C is 2 or 4).
+//
+// Van Herk / Gil-Werman (any R), a cost per sample independent of R.  One
+// pass runs down the columns: each of the image's W C sample columns is
 // a line of H samples, padded by R each side by the border rule (length
 // P = H + 2R) and cut into segments of K = 2R + 1.  rank_scan: a thread a
 // (sample column, segment) walks its segment forward for the prefix
@@ -63,7 +71,57 @@ __global__ void __launch_bounds__(THREADS)
         out[(size_t)y * N + j] = pick<T, MAX>(h[(size_t)y * N + j], g[((size_t)y + 2 * R) * N + j]);
 }
 
-const char *const paths[] = {"van Herk / Gil-Werman columns, rows between transposes", nullptr};
+constexpr int TILE = 32, TILE_R = 8, TILE_THREADS = 256;
+
+template <typename T, int C, bool MAX>
+__global__ void __launch_bounds__(TILE_THREADS)
+    rank_tile(const T *__restrict__ in, T *__restrict__ out, int W, int H, int R, int border)
+{
+    extern __shared__ __align__(16) unsigned char s_rank[];
+    constexpr int S = TILE * C; // samples a row of the tile
+    const int side = TILE + 2 * R, x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
+    T *foot = (T *)s_rank, *rows = foot + side * side * C; // side x side pixels; side rows of S samples
+    gf_stage_footprint<T, C>(in, foot, W, H, x0 - R, y0 - R, side, side, border);
+    __syncthreads();
+    for (int e = threadIdx.x; e < side * TILE; e += TILE_THREADS) {
+        const int r = e / TILE, x = e - r * TILE;
+        const T *f = foot + (r * side + x) * C;
+        T v[C], u[C];
+        gf_load_pixel<T, C>(f, v);
+        for (int i = 1; i <= 2 * R; i++) {
+            gf_load_pixel<T, C>(f + i * C, u);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                v[c] = pick<T, MAX>(v[c], u[c]);
+        }
+        gf_store_pixel<T, C>(rows + e * C, v);
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < TILE * TILE; e += TILE_THREADS) {
+        const int r = e / TILE, x = e - r * TILE;
+        if (x0 + x >= W || y0 + r >= H)
+            continue;
+        const T *f = rows + e * C;
+        T v[C], u[C];
+        gf_load_pixel<T, C>(f, v);
+        for (int i = 1; i <= 2 * R; i++) {
+            gf_load_pixel<T, C>(f + i * S, u);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                v[c] = pick<T, MAX>(v[c], u[c]);
+        }
+        gf_store_pixel<T, C>(out + ((size_t)(y0 + r) * W + x0 + x) * C, v);
+    }
+}
+
+enum path { TILED, VHGW };
+const char *const paths[] = {"tiled (radius up to 8)", "van Herk / Gil-Werman columns, rows between transposes",
+                             nullptr};
+
+int choose(const gf_step *s, const gf_image *)
+{
+    return s->rank.radius <= TILE_R ? TILED : VHGW;
+}
 
 // One pass down the columns of in (W x H) into out, through g and h.
 template <typename T, bool MAX>
@@ -82,6 +140,21 @@ cudaError_t columns(const gf_image *in, gf_image *out, T *g, T *h, int radius, i
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int W = in->width, H = in->height, C = in->channels, B = in->depth / 8;
+    const cudaStream_t st = gf_cuda_stream(cu);
+    if (choose(s, in) == TILED) {
+        const int R = (int)s->rank.radius, side = TILE + 2 * R;
+        const size_t smem = (size_t)(side * side + side * TILE) * C * B;
+        const cudaError_t e = gf_dispatch(in, [&]<typename T, int CC>() -> cudaError_t {
+            auto run = [&]<bool MAX>() -> cudaError_t {
+                rank_tile<T, CC, MAX><<<dim3(gf_blocks(W, TILE), gf_blocks(H, TILE)), TILE_THREADS, smem, st>>>(
+                    (const T *)in->data, (T *)out->data, W, H, R, s->border);
+                GF_LAUNCH_CHECK();
+                return cudaSuccess;
+            };
+            return s->rank.max ? run.template operator()<true>() : run.template operator()<false>();
+        });
+        return gf_cuda_status(e, "erode/dilate kernel");
+    }
     const size_t image = (size_t)W * H * C * B;
     // g and h for the longer pass: P = side + 2R <= 3 side rows of the other side's samples
     const long rw = gf_rank_radius(s->rank.radius, W), rh = gf_rank_radius(s->rank.radius, H);
@@ -94,7 +167,6 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     gf_image a = *in, b = {H, W, C, in->depth, (size_t)H * C * B, p};
     a.data = p + image;
     void *g = p + 2 * image, *h = p + 2 * image + gh;
-    const cudaStream_t st = gf_cuda_stream(cu);
     cudaError_t e = gf_dispatch(in, [&]<typename T, int>() -> cudaError_t {
         auto run = [&]<bool MAX>() -> cudaError_t {
             cudaError_t e2 = columns<T, MAX>(in, &a, (T *)g, (T *)h, s->rank.radius, s->border, st); // a: columns
@@ -115,4 +187,4 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
 
 } // namespace
 
-extern "C" const gf_cuda_op gf_cuda_rank = {enqueue, nullptr, gf_one_path, paths};
+extern "C" const gf_cuda_op gf_cuda_rank = {enqueue, nullptr, choose, paths};
