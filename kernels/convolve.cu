@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: MIT
 // -convolve and -edge: a shared-memory tile, as src/cpu/convolve.c.
 //
-// A block of 32 x 8 threads makes a tile of TX x TY = 32 x 16 pixels, each
-// thread two rows 8 apart.  It stages the kernel's weights (the transpose's
+// A block of 32 x 8 threads makes a tile of TX x TY = 32 x 32 pixels, each
+// thread four rows 8 apart.  It stages the kernel's weights (the transpose's
 // too for -edge) and the tile's footprint, (TY + h - 1) x (TX + w - 1)
 // pixels of C samples (the border rule applied while loading, rows
-// coalesced), in dynamic shared memory as samples of T; a thread then sums,
-// for each colour channel of its pixel, w h products in 64 bits, loading a
-// pixel at a time (one load where C is 2 or 4).  Kernels up to 31 x 31: at most
-// 3.8 KB of weights (twice for -edge) and 46 x 62 x 4 samples.
+// coalesced), in dynamic shared memory as samples of T; a thread then takes
+// each weight once for its four pixels, loading a pixel at a time (one load
+// where C is 2 or 4), and sums each colour channel in 32 bits where the
+// weights' absolute sum times the largest sample fits, else in 64.  Kernels
+// up to 31 x 31: at most 3.8 KB of weights (twice for -edge) and 62 x 62 x
+// 4 samples.
 #include "kernel_util.cuh"
 
 namespace
 {
 
-constexpr int TX = 32, TY = 16, THREADS_Y = 8;
+constexpr int TX = 32, TY = 32, THREADS_Y = 8, PER = TY / THREADS_Y;
 
-template <typename T, int C, bool EDGE>
+// Acc: int32_t where the weights' absolute sum times the largest sample stays below 2^31, else int64_t.
+template <typename T, int C, bool EDGE, typename Acc>
 __global__ void __launch_bounds__(TX *THREADS_Y)
     convolve_tiled(const T *__restrict__ in, T *__restrict__ out, int W, int H, gf_convolve_args k, int border,
                    int64_t bias, uint32_t maxval)
@@ -34,31 +37,35 @@ __global__ void __launch_bounds__(TX *THREADS_Y)
     gf_stage_footprint<T, C>(in, tile, W, H, blockIdx.x * TX - k.ox, blockIdx.y * TY - k.oy, pw, ph, border);
     __syncthreads();
     constexpr int CC = C == 2 || C == 4 ? C - 1 : C;
-    const int x = blockIdx.x * TX + threadIdx.x;
-    for (int r = threadIdx.y; r < TY; r += THREADS_Y) {
-        const int y = blockIdx.y * TY + r;
-        if (x >= W || y >= H)
-            continue;
-        int64_t gx[C] = {}, gy[C] = {};
-        for (int j = 0; j < k.h; j++) {
-            const T *t = tile + ((r + j) * pw + threadIdx.x) * C;
-            for (int i = 0; i < k.w; i++) {
+    const int x = blockIdx.x * TX + threadIdx.x, r0 = threadIdx.y; // rows r0 + THREADS_Y p, p < PER
+    Acc gx[PER][CC] = {}, gy[PER][CC] = {};
+    for (int j = 0; j < k.h; j++) {
+        const T *t = tile + ((r0 + j) * pw + threadIdx.x) * C;
+        for (int i = 0; i < k.w; i++) {
+            const int32_t w = q[j * k.w + i], wt = EDGE ? qt[j * k.w + i] : 0;
+#pragma unroll
+            for (int p = 0; p < PER; p++) {
                 uint32_t v[C];
-                gf_load_pixel<T, C>(t + i * C, v);
-                const int32_t w = q[j * k.w + i], wt = EDGE ? qt[j * k.w + i] : 0;
+                gf_load_pixel<T, C>(t + (p * THREADS_Y * pw + i) * C, v);
 #pragma unroll
                 for (int c = 0; c < CC; c++) {
-                    gx[c] += (int64_t)w * v[c];
+                    gx[p][c] += (Acc)w * (Acc)v[c];
                     if (EDGE)
-                        gy[c] += (int64_t)wt * v[c];
+                        gy[p][c] += (Acc)wt * (Acc)v[c];
                 }
             }
         }
+    }
+#pragma unroll
+    for (int p = 0; p < PER; p++) {
+        const int y = blockIdx.y * TY + r0 + p * THREADS_Y;
+        if (x >= W || y >= H)
+            continue;
         const size_t at = ((size_t)y * W + x) * C;
         uint32_t o[C];
 #pragma unroll
         for (int c = 0; c < CC; c++)
-            o[c] = EDGE ? gf_edge_value(gx[c], gy[c], maxval) : gf_convolve_value(gx[c], bias, maxval);
+            o[c] = EDGE ? gf_edge_value(gx[p][c], gy[p][c], maxval) : gf_convolve_value(gx[p][c], bias, maxval);
         if constexpr (CC < C)
             o[CC] = in[at + CC];
         gf_store_pixel<T, C>(out + at, o);
@@ -79,6 +86,10 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const gf_convolve_args &k = s->convolve;
     const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
     const size_t smem = smem_bytes(k, in->channels, in->depth);
+    int64_t abs_sum = 0;
+    for (int i = 0; i < k.w * k.h; i++)
+        abs_sum += k.q[i] < 0 ? -(int64_t)k.q[i] : k.q[i];
+    const bool narrow = abs_sum * gf_maxval(in->depth) < ((int64_t)1 << 31); // every partial sum fits 32 bits
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         auto launch = [&](auto kernel) -> cudaError_t {
             if (!gf_fit_smem(kernel, smem))
@@ -89,7 +100,9 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
             GF_LAUNCH_CHECK();
             return cudaSuccess;
         };
-        return k.edge ? launch(convolve_tiled<T, C, true>) : launch(convolve_tiled<T, C, false>);
+        if (narrow)
+            return k.edge ? launch(convolve_tiled<T, C, true, int32_t>) : launch(convolve_tiled<T, C, false, int32_t>);
+        return k.edge ? launch(convolve_tiled<T, C, true, int64_t>) : launch(convolve_tiled<T, C, false, int64_t>);
     });
     return gf_cuda_status(e, "convolve kernel");
 }
