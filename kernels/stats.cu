@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // -stats: an exact block reduction, as src/cpu/stats.c.  Each thread takes
-// pixels a grid apart and keeps, for each channel, its least and greatest
+// pixels a grid apart (a pixel a load where C is 2 or 4) and keeps, for each channel, its least and greatest
 // sample and the 64-bit sums of the samples and of their squares; CUB's
 // BlockReduce folds the block's into one record a channel; finish() brings
 // the records to the host and adds them up, the squares in 128 bits.  A
@@ -36,13 +36,15 @@ __global__ void __launch_bounds__(THREADS) stats_blocks(const T *__restrict__ in
 #pragma unroll
     for (int c = 0; c < C; c++)
         lo[c] = 0xffffffffu, hi[c] = 0, sum[c] = sq[c] = 0;
-    for (size_t p = blockIdx.x * (size_t)THREADS + threadIdx.x; p < pixels; p += (size_t)gridDim.x * THREADS)
+    for (size_t p = blockIdx.x * (size_t)THREADS + threadIdx.x; p < pixels; p += (size_t)gridDim.x * THREADS) {
+        uint32_t v[C];
+        gf_load_pixel<T, C>(in + p * C, v);
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            const unsigned v = in[p * C + c];
-            lo[c] = min(lo[c], v), hi[c] = max(hi[c], v);
-            sum[c] += v, sq[c] += (unsigned long long)v * v;
+            lo[c] = min(lo[c], v[c]), hi[c] = max(hi[c], v[c]);
+            sum[c] += v[c], sq[c] += (unsigned long long)v[c] * v[c];
         }
+    }
 #pragma unroll
     for (int c = 0; c < C; c++) {
         record r;
