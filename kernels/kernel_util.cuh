@@ -5,6 +5,7 @@
 #define GF_KERNEL_UTIL_CUH
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gf_kernels.h"
 #include "numeric.h"
@@ -93,30 +94,6 @@ template <typename F> static cudaError_t gf_dispatch(const gf_image *img, F &&f)
     }
 }
 
-// A tile's footprint to shared memory: ph rows of pw pixels of C samples from
-// pixel (x0, y0) on (which may lie outside: the border rule applies, 0 where
-// it names none), tile[(r pw + p) C + c], the block's threads in turn.  A
-// footprint wholly inside the image is copied without the border rule.
-template <typename T, int C>
-__device__ __forceinline__ void gf_stage_footprint(const T *__restrict__ in, T *tile, int W, int H, int x0, int y0,
-                                                   int pw, int ph, int border)
-{
-    const int threads = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x, n = pw * C;
-    if (x0 >= 0 && y0 >= 0 && x0 + pw <= W && y0 + ph <= H) {
-        const T *src = in + ((size_t)y0 * W + x0) * C;
-        for (int e = tid; e < ph * n; e += threads) {
-            const int r = e / n;
-            tile[e] = src[(size_t)r * W * C + (e - r * n)];
-        }
-        return;
-    }
-    for (int e = tid; e < ph * n; e += threads) {
-        const int r = e / n, rest = e - r * n, p = rest / C, c = rest - p * C;
-        const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
-        tile[e] = sx < 0 || sy < 0 ? T(0) : in[((size_t)sy * W + sx) * C + c];
-    }
-}
-
 // A pixel's C samples from p, or to p: one load or store where they make a
 // whole aligned vector (C = 2 or 4; packed images put a pixel at a multiple
 // of its size), else a sample at a time.
@@ -157,6 +134,80 @@ __device__ __forceinline__ void gf_store_pixel(T *p, const V (&v)[C])
         for (int c = 0; c < C; c++)
             p[c] = (T)v[c];
     }
+}
+
+// A tile's footprint to shared memory: ph rows of pw pixels of C samples from
+// pixel (x0, y0) on (which may lie outside: the border rule applies, 0 where
+// it names none), sample c of pixel p of row r at tile[r pitch + p C + c]
+// (pitch: pw C unless given; a multiple of 4 for 16-bit lanes of 8-bit
+// samples, see gf_lane_words), as U.  The block's threads take a pixel each
+// in turn (whole-pixel loads where C is 2 or 4); a footprint wholly inside
+// the image skips the border rule.  A pixel's row comes from a float
+// reciprocal, corrected to the exact quotient.
+template <typename T, int C, typename U = T>
+__device__ __forceinline__ void gf_stage_footprint(const T *__restrict__ in, U *tile, int W, int H, int x0, int y0,
+                                                   int pw, int ph, int border, int pitch = 0)
+{
+    const int threads = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + pw <= W && y0 + ph <= H;
+    const float inv = 1.0f / (float)pw;
+    pitch = pitch ? pitch : pw * C;
+    for (int e = tid; e < ph * pw; e += threads) {
+        int r = (int)((float)e * inv);
+        r -= r * pw > e;
+        r += (r + 1) * pw <= e;
+        const int p = e - r * pw;
+        T v[C] = {};
+        if (inside) {
+            gf_load_pixel<T, C>(in + ((size_t)(y0 + r) * W + x0 + p) * C, v);
+        } else {
+            const long sy = gf_border_index((long)y0 + r, H, border), sx = gf_border_index((long)x0 + p, W, border);
+            if (sx >= 0 && sy >= 0)
+                gf_load_pixel<T, C>(in + ((size_t)sy * W + sx) * C, v);
+        }
+        U *d = tile + r * pitch + p * C;
+        if constexpr (std::is_same_v<T, U>) {
+            gf_store_pixel<T, C>(d, v);
+        } else if constexpr (sizeof(T) == 1 && sizeof(U) == 2 && C % 2 == 0) { // bytes into 16-bit lanes, a word a pair
+            uint32_t w[C / 2];
+#pragma unroll
+            for (int i = 0; i < C / 2; i++)
+                w[i] = (uint32_t)v[2 * i] | (uint32_t)v[2 * i + 1] << 16;
+            if constexpr (C == 4)
+                *(uint2 *)d = make_uint2(w[0], w[1]);
+            else
+                *(uint32_t *)d = w[0];
+        } else {
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                d[c] = (U)v[c];
+        }
+    }
+}
+
+// 32-bit words for a row of n samples in 16-bit lanes, two a word: one more
+// (an odd offset's word reads its neighbour), rounded up to an even count
+// (a row then starts on 8 bytes: whole-pixel stores when staging).
+__host__ __device__ constexpr int gf_lane_words(int n)
+{
+    return (n / 2 + 2) & ~1;
+}
+
+// The two 16-bit lanes of v as samples idx and idx + 1 of an image (at o =
+// the image + idx); the second only if `both`.  One store where they are
+// aligned together.
+template <typename T> __device__ __forceinline__ void gf_store_lanes(T *o, size_t idx, uint32_t v, bool both)
+{
+    if (both && idx % 2 == 0) {
+        if constexpr (sizeof(T) == 1)
+            *(uint16_t *)o = (uint16_t)__byte_perm(v, 0, 0x0020);
+        else
+            *(uint32_t *)o = v;
+        return;
+    }
+    o[0] = (T)(v & 0xffffu);
+    if (both)
+        o[1] = (T)(v >> 16);
 }
 
 // One 16-byte cp.async from global to shared memory (L1 bypassed), in the

@@ -4,11 +4,11 @@
 //
 // rank_tile (R up to TILE_R): a block of 256 threads makes a tile of TILE x
 // TILE pixels.  It stages the footprint, TILE + 2R pixels square (the
-// border rule applied while loading), in shared memory, takes each
-// footprint row's extreme over 2R + 1 pixels into TILE + 2R rows of TILE
-// pixels, then each output's over 2R + 1 of those rows: 2 (2R + 1)
-// comparisons a sample, one read and one write of the image; a thread a
-// pixel (one load where C is 2 or 4).
+// border rule applied while loading), in shared memory as 16-bit lanes, two
+// samples a word, takes each footprint row's extreme over 2R + 1 pixels into
+// TILE + 2R rows of TILE pixels, then each output's over 2R + 1 of those
+// rows: a thread a word, three words an instruction (__vimin3_u16x2), one
+// read and one write of the image.
 //
 // Van Herk / Gil-Werman (any R), a cost per sample independent of R.  One
 // pass runs down the columns: each of the image's W C sample columns is
@@ -73,44 +73,50 @@ __global__ void __launch_bounds__(THREADS)
 
 constexpr int TILE = 32, TILE_R = 8, TILE_THREADS = 256;
 
+// The least (largest) of three words' 16-bit lanes.
+template <bool MAX> __device__ __forceinline__ uint32_t extreme3(uint32_t a, uint32_t b, uint32_t c)
+{
+    return MAX ? __vimax3_u16x2(a, b, c) : __vimin3_u16x2(a, b, c);
+}
+
+// Halves o and o + 1 of a row of 16-bit lanes, as one word.
+__device__ __forceinline__ uint32_t lanes_at(const uint32_t *row, int o)
+{
+    const uint32_t lo = row[o >> 1];
+    return o & 1 ? __byte_perm(lo, row[(o >> 1) + 1], 0x5432) : lo;
+}
+
 template <typename T, int C, bool MAX>
 __global__ void __launch_bounds__(TILE_THREADS)
     rank_tile(const T *__restrict__ in, T *__restrict__ out, int W, int H, int R, int border)
 {
-    extern __shared__ __align__(16) unsigned char s_rank[];
-    constexpr int S = TILE * C; // samples a row of the tile
-    const int side = TILE + 2 * R, x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
-    T *foot = (T *)s_rank, *rows = foot + side * side * C; // side x side pixels; side rows of S samples
-    gf_stage_footprint<T, C>(in, foot, W, H, x0 - R, y0 - R, side, side, border);
+    extern __shared__ __align__(16) uint32_t s_rank[];
+    constexpr int S = TILE * C, SW = S / 2; // samples, words a row of the tile
+    const int side = TILE + 2 * R, fw = gf_lane_words(side * C), x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
+    uint32_t *foot = s_rank, *rows = foot + side * fw; // side rows of fw words; side rows of SW words
+    gf_stage_footprint<T, C, uint16_t>(in, (uint16_t *)foot, W, H, x0 - R, y0 - R, side, side, border, 2 * fw);
     __syncthreads();
-    for (int e = threadIdx.x; e < side * TILE; e += TILE_THREADS) {
-        const int r = e / TILE, x = e - r * TILE;
-        const T *f = foot + (r * side + x) * C;
-        T v[C], u[C];
-        gf_load_pixel<T, C>(f, v);
-        for (int i = 1; i <= 2 * R; i++) {
-            gf_load_pixel<T, C>(f + i * C, u);
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                v[c] = pick<T, MAX>(v[c], u[c]);
-        }
-        gf_store_pixel<T, C>(rows + e * C, v);
+    for (int e = threadIdx.x; e < side * SW; e += TILE_THREADS) { // word j: samples 2j, 2j + 1 of the row
+        const int r = e / SW, j = e - r * SW;
+        const uint32_t *f = foot + r * fw;
+        uint32_t v = f[j];
+        for (int i = 1; i < 2 * R; i += 2)
+            v = extreme3<MAX>(v, lanes_at(f, 2 * j + i * C), lanes_at(f, 2 * j + (i + 1) * C));
+        rows[e] = v;
     }
     __syncthreads();
-    for (int e = threadIdx.x; e < TILE * TILE; e += TILE_THREADS) {
-        const int r = e / TILE, x = e - r * TILE;
-        if (x0 + x >= W || y0 + r >= H)
+    const size_t line = (size_t)W * C;
+    for (int e = threadIdx.x; e < TILE * SW; e += TILE_THREADS) {
+        const int r = e / SW, j = e - r * SW;
+        const long s = (long)x0 * C + 2 * j; // the word's first sample in the image's row
+        if (y0 + r >= H || s >= (long)line)
             continue;
-        const T *f = rows + e * C;
-        T v[C], u[C];
-        gf_load_pixel<T, C>(f, v);
-        for (int i = 1; i <= 2 * R; i++) {
-            gf_load_pixel<T, C>(f + i * S, u);
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                v[c] = pick<T, MAX>(v[c], u[c]);
-        }
-        gf_store_pixel<T, C>(out + ((size_t)(y0 + r) * W + x0 + x) * C, v);
+        const uint32_t *f = rows + e;
+        uint32_t v = f[0];
+        for (int i = 1; i < 2 * R; i += 2)
+            v = extreme3<MAX>(v, f[i * SW], f[(i + 1) * SW]);
+        const size_t at = (size_t)(y0 + r) * line + s;
+        gf_store_lanes<T>(out + at, at, v, s + 1 < (long)line);
     }
 }
 
@@ -143,7 +149,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const cudaStream_t st = gf_cuda_stream(cu);
     if (choose(s, in) == TILED) {
         const int R = (int)s->rank.radius, side = TILE + 2 * R;
-        const size_t smem = (size_t)(side * side + side * TILE) * C * B;
+        const size_t smem = ((size_t)side * gf_lane_words(side * C) + (size_t)side * TILE * C / 2) * 4;
         const cudaError_t e = gf_dispatch(in, [&]<typename T, int CC>() -> cudaError_t {
             auto run = [&]<bool MAX>() -> cudaError_t {
                 rank_tile<T, CC, MAX><<<dim3(gf_blocks(W, TILE), gf_blocks(H, TILE)), TILE_THREADS, smem, st>>>(
