@@ -246,6 +246,14 @@ int64_t gf_convolve_bias(const gf_step *s, int depth)
     return llround(s->bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
 }
 
+int gf_convolve_narrow(const struct gf_convolve_args *k, int depth)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < k->w * k->h; i++)
+        sum += k->q[i] < 0 ? -(int64_t)k->q[i] : k->q[i];
+    return sum * gf_maxval(depth) < ((int64_t)1 << 31);
+}
+
 /* An integer radius 1 to most for -op. */
 static gf_status radius(const char *op, const char *arg, int most, int *r)
 {

@@ -168,6 +168,10 @@ gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *o
 void gf_resize_taps_free(gf_resize_taps *t);
 /* -convolve: -bias in 2^-16 of a sample at `depth`. */
 int64_t gf_convolve_bias(const gf_step *s, int depth);
+/* -convolve, -edge: whether every partial sum fits 32 bits (the weights'
+ * absolute sum times the largest sample at `depth` below 2^31); the CUDA
+ * kernel's launch makes the same test. */
+int gf_convolve_narrow(const struct gf_convolve_args *k, int depth);
 /* -unsharp: the blur it subtracts, as a -blur step; the threshold t of gf_unsharp_value at `depth`. */
 gf_step gf_unsharp_blur(const gf_step *s);
 int64_t gf_unsharp_threshold(const gf_step *s, int depth);

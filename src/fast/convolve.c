@@ -3,9 +3,11 @@
  * (src/cpu/convolve.c) bit for bit, over bands of output rows on up to
  * `threads` threads.  For an output row, each kernel row's source line is
  * padded by the border rule (line.h) and each weight adds the line, shifted
- * by its column, into a row of 64-bit sums: w h contiguous loops the
- * compiler vectorises, where the reference looks every tap up through the
- * border maps. */
+ * by its column, into a row of sums: w h contiguous loops the compiler
+ * vectorises, where the reference looks every tap up through the border
+ * maps.  The sums are 32-bit where the weights' absolute sum times the
+ * largest sample stays below 2^31 (no partial sum can overflow), else
+ * 64-bit. */
 #include "config.h"
 
 #include "vector.h"
@@ -22,7 +24,8 @@ struct convolve {
     gf_image *out;
     const long *mx, *my; /* border maps, padded by rx and ry */
     long rx, ry;
-    int rows; /* per task */
+    int rows;   /* per task */
+    int narrow; /* 32-bit sums */
     atomic_int failed;
 };
 
@@ -30,6 +33,12 @@ VECTOR_CLONES static void convolve_add(int64_t *acc, const uint32_t *line, int32
 {
     for (size_t i = 0; i < n; i++)
         acc[i] += (int64_t)q * line[i];
+}
+
+VECTOR_CLONES static void convolve_add32(int32_t *acc, const uint32_t *line, int32_t q, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        acc[i] += q * (int32_t)line[i];
 }
 
 static void band(void *ctx, int k)
@@ -49,23 +58,32 @@ static void band(void *ctx, int k)
         free(gx);
         return;
     }
+    int32_t *nx = (int32_t *)gx, *ny = nx + n; /* the narrow sums, in the same buffer */
     for (long y = y0; y < y1; y++) {
         memset(gx, 0, (size_t)n * 2 * sizeof *gx);
         for (int j = 0; j < kn->h; j++) {
             gf_pad_line(in, m->my[y + j - kn->oy + m->ry], m->mx, (int)m->rx, line, 4);
             for (int i = 0; i < kn->w; i++) {
                 const uint32_t *at = line + (i - kn->ox + m->rx) * C; /* sample x C + c reads x + i - ox */
-                convolve_add(gx, at, kn->q[j * kn->w + i], (size_t)n);
-                if (kn->edge) /* the transpose (-edge's kernels are square) */
-                    convolve_add(gy, at, kn->q[i * kn->w + j], (size_t)n);
+                const int32_t q = kn->q[j * kn->w + i], qt = kn->q[i * kn->w + j]; /* qt: -edge's transpose */
+                if (m->narrow) {
+                    convolve_add32(nx, at, q, (size_t)n);
+                    if (kn->edge)
+                        convolve_add32(ny, at, qt, (size_t)n);
+                } else {
+                    convolve_add(gx, at, q, (size_t)n);
+                    if (kn->edge)
+                        convolve_add(gy, at, qt, (size_t)n);
+                }
             }
         }
         const size_t row = (size_t)y * n;
         for (long x = 0; x < W; x++) {
             for (long c = 0; c < cc; c++) {
                 const long e = x * C + c;
+                const int64_t sx = m->narrow ? nx[e] : gx[e], sy = m->narrow ? ny[e] : gy[e];
                 put(m->out->data, row + e, in->depth,
-                    kn->edge ? gf_edge_value(gx[e], gy[e], max) : gf_convolve_value(gx[e], bias, max));
+                    kn->edge ? gf_edge_value(sx, sy, max) : gf_convolve_value(sx, bias, max));
             }
             if (cc < C)
                 put(m->out->data, row + x * C + cc, in->depth, ld(in->data, row + x * C + cc, in->depth));
@@ -88,6 +106,7 @@ gf_status gf_fast_convolve(const gf_step *s, const gf_image *in, gf_image *out, 
     if (!(st = border_map(in->width, m.rx, s->border, &mx)) && !(st = border_map(in->height, m.ry, s->border, &my))) {
         m.mx = mx, m.my = my;
         m.rows = (in->height + 4 * threads - 1) / (4 * threads);
+        m.narrow = gf_convolve_narrow(k, in->depth);
         atomic_init(&m.failed, 0);
         gf_parallel_for((in->height + m.rows - 1) / m.rows, threads, band, &m);
         if (atomic_load(&m.failed))
