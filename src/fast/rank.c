@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* -erode and -dilate, the fast CPU path: the reference's minimum (maximum)
- * over the square, exact, by van Herk / Gil-Werman on each axis, so the
- * cost does not grow with R.  A line padded by R samples each side (the
+ * over the square, exact, separable.  Up to radius DIRECT on an axis, each
+ * output takes the extreme of its 2R + 1 samples directly, as 2R whole-row
+ * extremes of shifted lines (rows) or of neighbouring rows (columns).
+ * Beyond, van Herk / Gil-Werman, so the cost does not grow with R.  A line padded by R samples each side (the
  * border rule's) is cut into segments of K = 2R + 1; g holds each
  * segment's running extreme from its start, h from its end, and output i
  * is op(h[i], g[i + 2R]).  The rows pass runs line by line over bands of
@@ -15,11 +17,12 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
 
-enum { S = 512 }; /* samples a strip of the columns pass */
+enum { S = 512, DIRECT = 8 }; /* samples a strip of the columns pass; the direct windows' largest radius */
 
 struct rank {
     const gf_step *s;
@@ -66,6 +69,13 @@ static void rows_band(void *ctx, int k)
             const long sx = gf_border_index(i - R, W, m->s->border);
             for (long c = 0; c < C; c++)
                 line[i * C + c] = sx < 0 ? 0 : line[(R + sx) * C + c];
+        }
+        if (R <= DIRECT) { /* output j: the extreme of line[j + i C], i <= 2R */
+            uint16_t *d = m->mid + row;
+            rank_extreme(d, line, line + C, (size_t)(W * C), max);
+            for (long i = 2; i <= 2 * R; i++)
+                rank_extreme(d, d, line + i * C, (size_t)(W * C), max);
+            continue;
         }
         /* each segment [a, b): prefixes forward, suffixes back, C samples a pixel */
         for (long a = 0; a < P; a += K) {
@@ -130,6 +140,38 @@ static void strip(void *ctx, int k)
     free(g);
 }
 
+/* Output rows [y0, y1) of band k straight from the rows of mid, R <= DIRECT. */
+static void columns_band(void *ctx, int k)
+{
+    struct rank *m = ctx;
+    gf_image *out = m->out;
+    const long H = out->height, N = (long)out->width * out->channels, R = m->R;
+    const long y0 = k * m->per, y1 = y0 + m->per < H ? y0 + m->per : H;
+    const int max = m->s->rank.max;
+    uint16_t *d = malloc((size_t)N * 2 * sizeof *d), *zero = d ? d + N : NULL;
+    if (!d) {
+        atomic_store(&m->failed, 1);
+        return;
+    }
+    memset(zero, 0, (size_t)N * sizeof *zero);
+    for (long y = y0; y < y1; y++) {
+        for (long i = 0; i <= 2 * R; i++) {
+            const long sy = gf_border_index(y - R + i, H, m->s->border);
+            const uint16_t *r = sy < 0 ? zero : m->mid + (size_t)sy * N;
+            if (i == 0)
+                memcpy(d, r, (size_t)N * sizeof *d);
+            else
+                rank_extreme(d, d, r, (size_t)N, max);
+        }
+        if (out->depth == 8)
+            for (long j = 0; j < N; j++)
+                ((uint8_t *)out->data)[(size_t)y * N + j] = (uint8_t)d[j];
+        else
+            memcpy((uint16_t *)out->data + (size_t)y * N, d, (size_t)N * sizeof *d);
+    }
+    free(d);
+}
+
 gf_fast_fn gf_fast_rank;
 
 gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int threads)
@@ -145,7 +187,10 @@ gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int 
     m.per = (in->height + 4L * threads - 1) / (4L * threads);
     gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, rows_band, &m);
     m.R = gf_rank_radius(s->rank.radius, in->height);
-    gf_parallel_for((int)((N + S - 1) / S), threads, strip, &m);
+    if (m.R <= DIRECT)
+        gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, columns_band, &m);
+    else
+        gf_parallel_for((int)((N + S - 1) / S), threads, strip, &m);
     free(m.mid);
     return atomic_load(&m.failed) ? gf_error(GF_ENOMEM, "out of memory for erode/dilate lines") : GF_OK;
 }
