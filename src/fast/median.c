@@ -1,25 +1,111 @@
 /* SPDX-License-Identifier: MIT */
-/* -median, the fast CPU path: its reference (src/cpu/median.c) run by
- * bands of output rows over up to `threads` threads, bit for bit. */
+/* -median, the fast CPU path, bit for bit the reference (src/cpu/median.c),
+ * by bands of output rows over up to `threads` threads.  Radius 1: each
+ * padded source line's triples (samples x - 1, x, x + 1 of each channel)
+ * sorted into three rows (least, middle, largest), each line once; an
+ * output row is then the median of (the largest of its three lines'
+ * least, the median of their middles, the least of their largest): whole
+ * rows of minima and maxima the compiler vectorises.  Larger radii: the
+ * reference itself on the band. */
 #include "config.h"
 
-#include <stdatomic.h>
+#include "vector.h"
 
-#include "../cpu/sample.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+
 #include "../parallel.h"
+#include "line.h"
 
 struct median {
     const gf_step *s;
     const gf_image *in;
     gf_image *out;
-    long per;          /* rows a task */
-    atomic_int failed; /* the first failure's status */
+    const long *mx, *my; /* radius 1: border maps, padded by 1 */
+    long per;            /* rows a task */
+    atomic_int failed;   /* the first failure's status (running out of memory) */
 };
+
+static inline uint32_t lo2(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline uint32_t hi2(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+
+static inline uint32_t med3(uint32_t a, uint32_t b, uint32_t c)
+{
+    return hi2(lo2(a, b), lo2(hi2(a, b), c));
+}
+
+/* Sample j's triple l[j], l[j + C], l[j + 2C], sorted into lo, mi, hi. */
+VECTOR_CLONES static void median_sort3(uint32_t *lo, uint32_t *mi, uint32_t *hi, const uint32_t *l, size_t n, size_t C)
+{
+    for (size_t j = 0; j < n; j++) {
+        const uint32_t a = l[j], b = l[j + C], c = l[j + 2 * C];
+        const uint32_t ab = lo2(a, b), AB = hi2(a, b);
+        lo[j] = lo2(ab, c);
+        hi[j] = hi2(AB, c);
+        mi[j] = hi2(ab, lo2(AB, c));
+    }
+}
+
+VECTOR_CLONES static void median_rows3(uint32_t *d, uint32_t *const lo[3], uint32_t *const mi[3],
+                                       uint32_t *const hi[3], size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        const uint32_t least = hi2(hi2(lo[0][j], lo[1][j]), lo[2][j]);
+        const uint32_t most = lo2(lo2(hi[0][j], hi[1][j]), hi[2][j]);
+        d[j] = med3(least, med3(mi[0][j], mi[1][j], mi[2][j]), most);
+    }
+}
+
+static void band3(struct median *m, long y0, long y1)
+{
+    const gf_image *in = m->in;
+    const size_t C = (size_t)in->channels, n = (size_t)in->width * C, cc = (size_t)gf_color_channels((int)C);
+    uint32_t *buf = malloc((n + 2 * C + 10 * n) * sizeof *buf);
+    int none = GF_OK;
+    if (!buf) {
+        atomic_compare_exchange_strong(&m->failed, &none, (int)GF_ENOMEM);
+        return;
+    }
+    uint32_t *line = buf, *d = buf + n + 2 * C, *lo[3], *mi[3], *hi[3];
+    for (int q = 0; q < 3; q++)
+        lo[q] = d + n * (1 + 3 * q), mi[q] = lo[q] + n, hi[q] = mi[q] + n;
+    for (long y = y0; y < y1; y++) {
+        /* source rows y - 1 .. y + 1 sit in slots (row + 1) % 3: a new band fills all three, a new row one */
+        for (long r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+            const int q = (int)((r + 1) % 3);
+            gf_pad_line(in, m->my[r + 1], m->mx, 1, line, 4);
+            median_sort3(lo[q], mi[q], hi[q], line, n, C);
+        }
+        median_rows3(d, lo, mi, hi, n);
+        const size_t row = (size_t)y * n;
+        if (in->depth == 8)
+            for (size_t j = 0; j < n; j++)
+                ((uint8_t *)m->out->data)[row + j] = (uint8_t)d[j];
+        else
+            for (size_t j = 0; j < n; j++)
+                ((uint16_t *)m->out->data)[row + j] = (uint16_t)d[j];
+        if (cc < C) /* alpha is the source's */
+            for (size_t j = cc; j < n; j += C)
+                put(m->out->data, row + j, in->depth, ld(in->data, row + j, in->depth));
+    }
+    free(buf);
+}
 
 static void band(void *ctx, int k)
 {
     struct median *m = ctx;
     const long y0 = k * m->per, y1 = y0 + m->per < m->in->height ? y0 + m->per : m->in->height;
+    if (m->s->rank.radius == 1) {
+        band3(m, y0, y1);
+        return;
+    }
     const gf_status st = gf_median_rows(m->s, m->in, m->out, y0, y1);
     int none = GF_OK;
     if (st)
@@ -32,8 +118,20 @@ gf_status gf_fast_median(const gf_step *s, const gf_image *in, gf_image *out, in
 {
     threads = threads < 1 ? 1 : threads;
     struct median m = {.s = s, .in = in, .out = out};
+    long *mx = NULL, *my = NULL;
+    gf_status st = GF_OK;
+    if (s->rank.radius == 1 &&
+        ((st = border_map(in->width, 1, s->border, &mx)) || (st = border_map(in->height, 1, s->border, &my))))
+        goto out;
+    m.mx = mx, m.my = my;
     m.per = (in->height + 4L * threads - 1) / (4L * threads);
     atomic_init(&m.failed, GF_OK);
     gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, band, &m);
-    return (gf_status)atomic_load(&m.failed);
+    st = (gf_status)atomic_load(&m.failed);
+    if (st) /* a worker's message stays in its thread: say it here */
+        st = gf_error(st, "out of memory for median rows");
+out:
+    free(mx);
+    free(my);
+    return st;
 }
