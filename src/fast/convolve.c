@@ -41,6 +41,28 @@ VECTOR_CLONES static void convolve_add32(int32_t *acc, const uint32_t *line, int
         acc[i] += q * (int32_t)line[i];
 }
 
+/* gf_convolve_value of 32-bit sums, as 8- or 16-bit samples: with bias +
+ * 2^15 = bq 2^16 + br (0 <= br < 2^16), floor((sum + bias + 2^15) / 2^16) =
+ * bq + (sum >> 16) + (((sum & 0xffff) + br) >> 16), every term in 32 bits
+ * (bq clamped to +-2^20: beyond, the sample clamps the same). */
+static inline int32_t convolve_round(int32_t sum, int32_t bq, int32_t br, int32_t max)
+{
+    const int32_t t = bq + (sum >> 16) + (((sum & 0xffff) + br) >> 16);
+    return t < 0 ? 0 : t > max ? max : t;
+}
+
+VECTOR_CLONES static void convolve_out8(uint8_t *o, const int32_t *sum, int32_t bq, int32_t br, int32_t max, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        o[i] = (uint8_t)convolve_round(sum[i], bq, br, max);
+}
+
+VECTOR_CLONES static void convolve_out16(uint16_t *o, const int32_t *sum, int32_t bq, int32_t br, int32_t max, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        o[i] = (uint16_t)convolve_round(sum[i], bq, br, max);
+}
+
 static void band(void *ctx, int k)
 {
     struct convolve *m = ctx;
@@ -64,7 +86,7 @@ static void band(void *ctx, int k)
         for (int j = 0; j < kn->h; j++) {
             gf_pad_line(in, m->my[y + j - kn->oy + m->ry], m->mx, (int)m->rx, line, 4);
             for (int i = 0; i < kn->w; i++) {
-                const uint32_t *at = line + (i - kn->ox + m->rx) * C; /* sample x C + c reads x + i - ox */
+                const uint32_t *at = line + (i - kn->ox + m->rx) * C;              /* sample x C + c reads x + i - ox */
                 const int32_t q = kn->q[j * kn->w + i], qt = kn->q[i * kn->w + j]; /* qt: -edge's transpose */
                 if (m->narrow) {
                     convolve_add32(nx, at, q, (size_t)n);
@@ -78,6 +100,17 @@ static void band(void *ctx, int k)
             }
         }
         const size_t row = (size_t)y * n;
+        if (m->narrow && !kn->edge) {                     /* whole rows, alpha patched after */
+            const int64_t b = bias + 32768, bq = b >> 16; /* arithmetic shift: a floor */
+            const int32_t q32 = (int32_t)(bq < -(1 << 20) ? -(1 << 20) : bq > 1 << 20 ? 1 << 20 : bq);
+            if (in->depth == 8)
+                convolve_out8((uint8_t *)m->out->data + row, nx, q32, (int32_t)(b & 0xffff), (int32_t)max, (size_t)n);
+            else
+                convolve_out16((uint16_t *)m->out->data + row, nx, q32, (int32_t)(b & 0xffff), (int32_t)max, (size_t)n);
+            for (long e = cc; cc < C && e < n; e += C)
+                put(m->out->data, row + e, in->depth, ld(in->data, row + e, in->depth));
+            continue;
+        }
         for (long x = 0; x < W; x++) {
             for (long c = 0; c < cc; c++) {
                 const long e = x * C + c;
