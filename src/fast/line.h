@@ -2,7 +2,7 @@
 /* The padded line the fast stencils read: source row sy of `in` (-1: a
  * line of 0) with its border, W + 2R pixels, position x holding pixel
  * map[x] of the row (0 where map[x] is -1: border_map's convention), each
- * sample widened to a lane of `lane` bytes (4: uint32, 8: uint64).  The
+ * sample in a lane of `lane` bytes (2: uint16, 4: uint32, 8: uint64).  The
  * inside is the row itself, copied in one widening loop; only the 2R border
  * pixels go through the map. */
 #ifndef GF_FAST_LINE_H
@@ -16,6 +16,7 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
 {
     const size_t C = (size_t)in->channels, W = (size_t)in->width, n = W * C, r = (size_t)R * C;
     const size_t row = sy >= 0 ? (size_t)sy * n : 0;
+    uint16_t *l16 = line;
     uint32_t *l32 = line;
     uint64_t *l64 = line;
     if (sy < 0) {
@@ -24,7 +25,10 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
     }
     if (in->depth == 8) {
         const uint8_t *s = (const uint8_t *)in->data + row;
-        if (lane == 4)
+        if (lane == 2)
+            for (size_t i = 0; i < n; i++)
+                l16[r + i] = s[i];
+        else if (lane == 4)
             for (size_t i = 0; i < n; i++)
                 l32[r + i] = s[i];
         else
@@ -32,19 +36,23 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
                 l64[r + i] = s[i];
     } else {
         const uint16_t *s = (const uint16_t *)in->data + row;
-        if (lane == 4)
+        if (lane == 2)
+            memcpy(l16 + r, s, n * sizeof *s);
+        else if (lane == 4)
             for (size_t i = 0; i < n; i++)
                 l32[r + i] = s[i];
         else
             for (size_t i = 0; i < n; i++)
                 l64[r + i] = s[i];
     }
-    for (size_t x = 0; x < 2 * (size_t)R; x++) { /* the border: R pixels each side */
+    for (size_t x = 0; x < 2 * (size_t)R; x++) {     /* the border: R pixels each side */
         const size_t at = x < (size_t)R ? x : W + x; /* position in the line */
         const long sx = map[at];
         for (size_t c = 0; c < C; c++) {
             const uint32_t v = sx >= 0 ? ld(in->data, row + (size_t)sx * C + c, in->depth) : 0;
-            if (lane == 4)
+            if (lane == 2)
+                l16[at * C + c] = (uint16_t)v;
+            else if (lane == 4)
                 l32[at * C + c] = v;
             else
                 l64[at * C + c] = v;

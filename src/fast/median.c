@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* -median, the fast CPU path, bit for bit the reference (src/cpu/median.c),
- * by bands of output rows over up to `threads` threads.  Radius 1: each
- * padded source line's triples (samples x - 1, x, x + 1 of each channel)
- * sorted into three rows (least, middle, largest), each line once; an
- * output row is then the median of (the largest of its three lines'
- * least, the median of their middles, the least of their largest): whole
- * rows of minima and maxima the compiler vectorises.  Larger radii: the
- * reference itself on the band. */
+ * by bands of output rows over up to `threads` threads, in loops over whole
+ * padded rows the compiler vectorises.  Radius 1: each padded source line's
+ * triples (samples x - 1, x, x + 1 of each channel) sorted into three rows
+ * (least, middle, largest), each line once; an output row is then the
+ * median of (the largest of its three lines' least, the median of their
+ * middles, the least of their largest).  Larger radii: selection a bit at
+ * a time, as the GPU's kernel. */
 #include "config.h"
 
 #include "vector.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../parallel.h"
 #include "line.h"
@@ -21,7 +22,7 @@ struct median {
     const gf_step *s;
     const gf_image *in;
     gf_image *out;
-    const long *mx, *my; /* radius 1: border maps, padded by 1 */
+    const long *mx, *my; /* border maps, padded by the radius */
     long per;            /* rows a task */
     atomic_int failed;   /* the first failure's status (running out of memory) */
 };
@@ -53,8 +54,8 @@ VECTOR_CLONES static void median_sort3(uint32_t *lo, uint32_t *mi, uint32_t *hi,
     }
 }
 
-VECTOR_CLONES static void median_rows3(uint32_t *d, uint32_t *const lo[3], uint32_t *const mi[3],
-                                       uint32_t *const hi[3], size_t n)
+VECTOR_CLONES static void median_rows3(uint32_t *d, uint32_t *const lo[3], uint32_t *const mi[3], uint32_t *const hi[3],
+                                       size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         const uint32_t least = hi2(hi2(lo[0][j], lo[1][j]), lo[2][j]);
@@ -98,18 +99,72 @@ static void band3(struct median *m, long y0, long y1)
     free(buf);
 }
 
+/* The selection, for whole rows of 16-bit lanes: t[j] = m[j] | bit;
+ * below[j] counts the window's samples under t[j], a source line (its K
+ * samples C apart) at a time; m[j] = t[j] where below[j] <= k. */
+VECTOR_CLONES static void median_try(uint16_t *t, uint16_t *below, const uint16_t *m, uint16_t bit, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        t[j] = m[j] | bit, below[j] = 0;
+}
+
+VECTOR_CLONES static void median_count(uint16_t *below, const uint16_t *t, const uint16_t *l, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        below[j] += l[j] < t[j];
+}
+
+VECTOR_CLONES static void median_keep(uint16_t *m, const uint16_t *t, const uint16_t *below, uint16_t k, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        m[j] = below[j] <= k ? t[j] : m[j];
+}
+
+/* Radius 2 and more: output j is the largest m with at most k = n / 2 of
+ * the window's n samples below it, found a bit at a time from the top (the
+ * k-th smallest, as the reference's sort gives), over the 2R + 1 padded
+ * source lines of the row, kept in a ring. */
+static void band_select(struct median *m, long y0, long y1)
+{
+    const gf_image *in = m->in;
+    const long R = m->s->rank.radius, K = 2 * R + 1;
+    const size_t C = (size_t)in->channels, n = (size_t)in->width * C, cc = (size_t)gf_color_channels((int)C);
+    const size_t pad = n + 2 * (size_t)R * C;
+    const uint16_t k = (uint16_t)(K * K / 2); /* K * K <= 961: counts fit 16 bits */
+    uint16_t *buf = malloc(((size_t)K * pad + 3 * n) * sizeof *buf);
+    int none = GF_OK;
+    if (!buf) {
+        atomic_compare_exchange_strong(&m->failed, &none, (int)GF_ENOMEM);
+        return;
+    }
+    uint16_t *ring = buf, *res = buf + (size_t)K * pad, *t = res + n, *below = t + n;
+    for (long y = y0; y < y1; y++) {
+        /* source rows y - R .. y + R sit in slots (row + R) % K: a new band fills all, a new row one */
+        for (long r = y == y0 ? y - R : y + R; r <= y + R; r++)
+            gf_pad_line(in, m->my[r + R], m->mx, (int)R, ring + (size_t)((r + R) % K) * pad, 2);
+        memset(res, 0, n * sizeof *res);
+        for (int b = in->depth - 1; b >= 0; b--) {
+            median_try(t, below, res, (uint16_t)(1u << b), n);
+            for (long q = 0; q < K; q++)
+                for (long i = 0; i < K; i++)
+                    median_count(below, t, ring + (size_t)q * pad + (size_t)i * C, n);
+            median_keep(res, t, below, k, n);
+        }
+        const size_t row = (size_t)y * n;
+        for (size_t j = 0; j < n; j++)
+            put(m->out->data, row + j, in->depth, j % C < cc ? res[j] : ld(in->data, row + j, in->depth));
+    }
+    free(buf);
+}
+
 static void band(void *ctx, int k)
 {
     struct median *m = ctx;
     const long y0 = k * m->per, y1 = y0 + m->per < m->in->height ? y0 + m->per : m->in->height;
-    if (m->s->rank.radius == 1) {
+    if (m->s->rank.radius == 1)
         band3(m, y0, y1);
-        return;
-    }
-    const gf_status st = gf_median_rows(m->s, m->in, m->out, y0, y1);
-    int none = GF_OK;
-    if (st)
-        atomic_compare_exchange_strong(&m->failed, &none, (int)st);
+    else
+        band_select(m, y0, y1);
 }
 
 gf_fast_fn gf_fast_median;
@@ -120,8 +175,8 @@ gf_status gf_fast_median(const gf_step *s, const gf_image *in, gf_image *out, in
     struct median m = {.s = s, .in = in, .out = out};
     long *mx = NULL, *my = NULL;
     gf_status st = GF_OK;
-    if (s->rank.radius == 1 &&
-        ((st = border_map(in->width, 1, s->border, &mx)) || (st = border_map(in->height, 1, s->border, &my))))
+    if ((st = border_map(in->width, s->rank.radius, s->border, &mx)) ||
+        (st = border_map(in->height, s->rank.radius, s->border, &my)))
         goto out;
     m.mx = mx, m.my = my;
     m.per = (in->height + 4L * threads - 1) / (4L * threads);
