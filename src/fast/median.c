@@ -100,8 +100,9 @@ static void band3(struct median *m, long y0, long y1)
 }
 
 /* The selection, for whole rows of 16-bit lanes: t[j] = m[j] | bit;
- * below[j] counts the window's samples under t[j], a source line (its K
- * samples C apart) at a time; m[j] = t[j] where below[j] <= k. */
+ * below[j] counts the window's samples under t[j], a pass for each window
+ * offset (a source line shifted by a multiple of C); m[j] = t[j] where
+ * below[j] <= k. */
 VECTOR_CLONES static void median_try(uint16_t *t, uint16_t *below, const uint16_t *m, uint16_t bit, size_t n)
 {
     for (size_t j = 0; j < n; j++)
