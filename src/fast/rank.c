@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* -erode and -dilate, the fast CPU path: the reference's minimum (maximum)
- * over the square, exact, separable.  Up to radius DIRECT on an axis, each
- * output takes the extreme of its 2R + 1 samples directly, as 2R whole-row
- * extremes of shifted lines (rows) or of neighbouring rows (columns).
- * Beyond, van Herk / Gil-Werman, so the cost does not grow with R.  A line padded by R samples each side (the
- * border rule's) is cut into segments of K = 2R + 1; g holds each
- * segment's running extreme from its start, h from its end, and output i
- * is op(h[i], g[i + 2R]).  The rows pass runs line by line over bands of
- * rows into a 16-bit intermediate; the columns pass runs on strips of S
- * samples, whole padded rows of a strip at a time, so that every step is a
- * contiguous loop the compiler vectorises; the threads share the bands and
- * the strips. */
+ * over the square, exact, separable, in contiguous loops over whole rows
+ * the compiler vectorises.  Where both axes' radii are at most DIRECT, each
+ * output takes the extreme of its window directly, band by band: extremes
+ * of shifted lines, then of neighbouring rows (direct_band).  Beyond, van
+ * Herk / Gil-Werman, so the cost does not grow with R: a line padded by R
+ * samples each side (the border rule's) is cut into segments of K = 2R +
+ * 1; g holds each segment's running extreme from its start, h from its
+ * end, and output i is op(h[i], g[i + 2R]).  Its rows pass runs line by
+ * line over bands of rows into a 16-bit intermediate, its columns pass on
+ * strips of S samples, whole padded rows of a strip at a time; the threads
+ * share the bands and the strips. */
 #include "config.h"
 
 #include "vector.h"
@@ -21,6 +21,7 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
+#include "line.h"
 
 enum { S = 512, DIRECT = 8 }; /* samples a strip of the columns pass; the direct windows' largest radius */
 
@@ -28,8 +29,9 @@ struct rank {
     const gf_step *s;
     const gf_image *in;
     gf_image *out;
-    uint16_t *mid; /* the rows pass: H rows of W C samples */
-    long R, per;   /* the radius on this axis; rows or strips a task */
+    uint16_t *mid;  /* van Herk / Gil-Werman's rows pass: H rows of W C samples */
+    const long *mx; /* direct windows: the border map of a row, padded by the radius */
+    long R, per;    /* the radius on this axis; rows or strips a task */
     atomic_int failed;
 };
 
@@ -69,13 +71,6 @@ static void rows_band(void *ctx, int k)
             const long sx = gf_border_index(i - R, W, m->s->border);
             for (long c = 0; c < C; c++)
                 line[i * C + c] = sx < 0 ? 0 : line[(R + sx) * C + c];
-        }
-        if (R <= DIRECT) { /* output j: the extreme of line[j + i C], i <= 2R */
-            uint16_t *d = m->mid + row;
-            rank_extreme(d, line, line + C, (size_t)(W * C), max);
-            for (long i = 2; i <= 2 * R; i++)
-                rank_extreme(d, d, line + i * C, (size_t)(W * C), max);
-            continue;
         }
         /* each segment [a, b): prefixes forward, suffixes back, C samples a pixel */
         for (long a = 0; a < P; a += K) {
@@ -140,36 +135,47 @@ static void strip(void *ctx, int k)
     free(g);
 }
 
-/* Output rows [y0, y1) of band k straight from the rows of mid, R <= DIRECT. */
-static void columns_band(void *ctx, int k)
+/* Both radii up to DIRECT: output rows [y0, y1) of band k directly.  Each
+ * source row's extremes over 2Rx + 1 pixels go into a ring of 2Ry + 1 rows
+ * (slot (row + Ry) mod K; a row outside the image under the zero border is
+ * zeros), each row once; an output row is the extreme of the ring. */
+static void direct_band(void *ctx, int k)
 {
     struct rank *m = ctx;
-    gf_image *out = m->out;
-    const long H = out->height, N = (long)out->width * out->channels, R = m->R;
+    const gf_image *in = m->in;
+    const long W = in->width, H = in->height, C = in->channels, n = W * C;
+    const long Rx = gf_rank_radius(m->s->rank.radius, W), Ry = gf_rank_radius(m->s->rank.radius, H), K = 2 * Ry + 1;
     const long y0 = k * m->per, y1 = y0 + m->per < H ? y0 + m->per : H;
     const int max = m->s->rank.max;
-    uint16_t *d = malloc((size_t)N * 2 * sizeof *d), *zero = d ? d + N : NULL;
-    if (!d) {
+    uint16_t *line = malloc(((size_t)(n + 2 * Rx * C) + (size_t)(K + 1) * n) * sizeof *line);
+    if (!line) {
         atomic_store(&m->failed, 1);
         return;
     }
-    memset(zero, 0, (size_t)N * sizeof *zero);
+    uint16_t *ring = line + n + 2 * Rx * C, *d = ring + K * n;
     for (long y = y0; y < y1; y++) {
-        for (long i = 0; i <= 2 * R; i++) {
-            const long sy = gf_border_index(y - R + i, H, m->s->border);
-            const uint16_t *r = sy < 0 ? zero : m->mid + (size_t)sy * N;
-            if (i == 0)
-                memcpy(d, r, (size_t)N * sizeof *d);
-            else
-                rank_extreme(d, d, r, (size_t)N, max);
+        for (long r = y == y0 ? y - Ry : y + Ry; r <= y + Ry; r++) {
+            uint16_t *h = ring + ((r + Ry) % K) * n;
+            const long sy = gf_border_index(r, H, m->s->border);
+            if (sy < 0) {
+                memset(h, 0, (size_t)n * sizeof *h);
+                continue;
+            }
+            gf_pad_line(in, sy, m->mx, (int)Rx, line, 2);
+            memcpy(h, line, (size_t)n * sizeof *h);
+            for (long i = 1; i <= 2 * Rx; i++)
+                rank_extreme(h, h, line + i * C, (size_t)n, max);
         }
-        if (out->depth == 8)
-            for (long j = 0; j < N; j++)
-                ((uint8_t *)out->data)[(size_t)y * N + j] = (uint8_t)d[j];
+        memcpy(d, ring, (size_t)n * sizeof *d);
+        for (long q = 1; q < K; q++)
+            rank_extreme(d, d, ring + q * n, (size_t)n, max);
+        if (in->depth == 8)
+            for (long j = 0; j < n; j++)
+                ((uint8_t *)m->out->data)[(size_t)y * n + j] = (uint8_t)d[j];
         else
-            memcpy((uint16_t *)out->data + (size_t)y * N, d, (size_t)N * sizeof *d);
+            memcpy((uint16_t *)m->out->data + (size_t)y * n, d, (size_t)n * sizeof *d);
     }
-    free(d);
+    free(line);
 }
 
 gf_fast_fn gf_fast_rank;
@@ -179,18 +185,26 @@ gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int 
     threads = threads < 1 ? 1 : threads;
     const size_t N = (size_t)in->width * in->channels;
     struct rank m = {.s = s, .in = in, .out = out};
-    gf_status st = alloc_array(N * (size_t)in->height, sizeof *m.mid, (void **)&m.mid);
-    if (st)
-        return st;
     atomic_init(&m.failed, 0);
-    m.R = gf_rank_radius(s->rank.radius, in->width);
     m.per = (in->height + 4L * threads - 1) / (4L * threads);
-    gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, rows_band, &m);
-    m.R = gf_rank_radius(s->rank.radius, in->height);
-    if (m.R <= DIRECT)
-        gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, columns_band, &m);
-    else
+    const int tasks = (int)((in->height + m.per - 1) / m.per);
+    const long rx = gf_rank_radius(s->rank.radius, in->width), ry = gf_rank_radius(s->rank.radius, in->height);
+    gf_status st;
+    if (rx <= DIRECT && ry <= DIRECT) {
+        long *mx = NULL;
+        if ((st = border_map(in->width, rx, s->border, &mx)))
+            return st;
+        m.mx = mx;
+        gf_parallel_for(tasks, threads, direct_band, &m);
+        free(mx);
+    } else {
+        if ((st = alloc_array(N * (size_t)in->height, sizeof *m.mid, (void **)&m.mid)))
+            return st;
+        m.R = rx;
+        gf_parallel_for(tasks, threads, rows_band, &m);
+        m.R = ry;
         gf_parallel_for((int)((N + S - 1) / S), threads, strip, &m);
-    free(m.mid);
+        free(m.mid);
+    }
     return atomic_load(&m.failed) ? gf_error(GF_ENOMEM, "out of memory for erode/dilate lines") : GF_OK;
 }
