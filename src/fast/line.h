@@ -60,4 +60,15 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
     }
 }
 
+/* Row y of `out` from a row of its samples in 16-bit lanes. */
+static inline void gf_store_line(gf_image *out, long y, const uint16_t *d)
+{
+    const size_t n = (size_t)out->width * out->channels;
+    if (out->depth == 8)
+        for (size_t j = 0; j < n; j++)
+            ((uint8_t *)out->data)[(size_t)y * n + j] = (uint8_t)d[j];
+    else
+        memcpy((uint16_t *)out->data + (size_t)y * n, d, n * sizeof *d);
+}
+
 #endif

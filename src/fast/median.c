@@ -27,74 +27,77 @@ struct median {
     atomic_int failed;   /* the first failure's status (running out of memory) */
 };
 
-static inline uint32_t lo2(uint32_t a, uint32_t b)
+static inline uint16_t lo2(uint16_t a, uint16_t b)
 {
     return a < b ? a : b;
 }
 
-static inline uint32_t hi2(uint32_t a, uint32_t b)
+static inline uint16_t hi2(uint16_t a, uint16_t b)
 {
     return a > b ? a : b;
 }
 
-static inline uint32_t med3(uint32_t a, uint32_t b, uint32_t c)
+static inline uint16_t med3(uint16_t a, uint16_t b, uint16_t c)
 {
     return hi2(lo2(a, b), lo2(hi2(a, b), c));
 }
 
 /* Sample j's triple l[j], l[j + C], l[j + 2C], sorted into lo, mi, hi. */
-VECTOR_CLONES static void median_sort3(uint32_t *lo, uint32_t *mi, uint32_t *hi, const uint32_t *l, size_t n, size_t C)
+VECTOR_CLONES static void median_sort3(uint16_t *lo, uint16_t *mi, uint16_t *hi, const uint16_t *l, size_t n, size_t C)
 {
     for (size_t j = 0; j < n; j++) {
-        const uint32_t a = l[j], b = l[j + C], c = l[j + 2 * C];
-        const uint32_t ab = lo2(a, b), AB = hi2(a, b);
+        const uint16_t a = l[j], b = l[j + C], c = l[j + 2 * C];
+        const uint16_t ab = lo2(a, b), AB = hi2(a, b);
         lo[j] = lo2(ab, c);
         hi[j] = hi2(AB, c);
         mi[j] = hi2(ab, lo2(AB, c));
     }
 }
 
-VECTOR_CLONES static void median_rows3(uint32_t *d, uint32_t *const lo[3], uint32_t *const mi[3], uint32_t *const hi[3],
+VECTOR_CLONES static void median_rows3(uint16_t *d, uint16_t *const lo[3], uint16_t *const mi[3], uint16_t *const hi[3],
                                        size_t n)
 {
     for (size_t j = 0; j < n; j++) {
-        const uint32_t least = hi2(hi2(lo[0][j], lo[1][j]), lo[2][j]);
-        const uint32_t most = lo2(lo2(hi[0][j], hi[1][j]), hi[2][j]);
+        const uint16_t least = hi2(hi2(lo[0][j], lo[1][j]), lo[2][j]);
+        const uint16_t most = lo2(lo2(hi[0][j], hi[1][j]), hi[2][j]);
         d[j] = med3(least, med3(mi[0][j], mi[1][j], mi[2][j]), most);
     }
+}
+
+/* Output row y from its medians d (16-bit lanes), alpha the source's. */
+static void store_row(const struct median *m, long y, const uint16_t *d)
+{
+    const gf_image *in = m->in;
+    const size_t C = (size_t)in->channels, cc = (size_t)gf_color_channels((int)C);
+    const size_t n = (size_t)in->width * C, row = (size_t)y * n;
+    gf_store_line(m->out, y, d);
+    if (cc < C)
+        for (size_t e = row + cc; e < row + n; e += C)
+            put(m->out->data, e, in->depth, ld(in->data, e, in->depth));
 }
 
 static void band3(struct median *m, long y0, long y1)
 {
     const gf_image *in = m->in;
-    const size_t C = (size_t)in->channels, n = (size_t)in->width * C, cc = (size_t)gf_color_channels((int)C);
-    uint32_t *buf = malloc((n + 2 * C + 10 * n) * sizeof *buf);
+    const size_t C = (size_t)in->channels, n = (size_t)in->width * C;
+    uint16_t *buf = malloc((n + 2 * C + 10 * n) * sizeof *buf);
     int none = GF_OK;
     if (!buf) {
         atomic_compare_exchange_strong(&m->failed, &none, (int)GF_ENOMEM);
         return;
     }
-    uint32_t *line = buf, *d = buf + n + 2 * C, *lo[3], *mi[3], *hi[3];
+    uint16_t *line = buf, *d = buf + n + 2 * C, *lo[3], *mi[3], *hi[3];
     for (int q = 0; q < 3; q++)
         lo[q] = d + n * (1 + 3 * q), mi[q] = lo[q] + n, hi[q] = mi[q] + n;
     for (long y = y0; y < y1; y++) {
         /* source rows y - 1 .. y + 1 sit in slots (row + 1) % 3: a new band fills all three, a new row one */
         for (long r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
             const int q = (int)((r + 1) % 3);
-            gf_pad_line(in, m->my[r + 1], m->mx, 1, line, 4);
+            gf_pad_line(in, m->my[r + 1], m->mx, 1, line, 2);
             median_sort3(lo[q], mi[q], hi[q], line, n, C);
         }
         median_rows3(d, lo, mi, hi, n);
-        const size_t row = (size_t)y * n;
-        if (in->depth == 8)
-            for (size_t j = 0; j < n; j++)
-                ((uint8_t *)m->out->data)[row + j] = (uint8_t)d[j];
-        else
-            for (size_t j = 0; j < n; j++)
-                ((uint16_t *)m->out->data)[row + j] = (uint16_t)d[j];
-        if (cc < C) /* alpha is the source's */
-            for (size_t j = cc; j < n; j += C)
-                put(m->out->data, row + j, in->depth, ld(in->data, row + j, in->depth));
+        store_row(m, y, d);
     }
     free(buf);
 }
@@ -129,8 +132,7 @@ static void band_select(struct median *m, long y0, long y1)
 {
     const gf_image *in = m->in;
     const long R = m->s->rank.radius, K = 2 * R + 1;
-    const size_t C = (size_t)in->channels, n = (size_t)in->width * C, cc = (size_t)gf_color_channels((int)C);
-    const size_t pad = n + 2 * (size_t)R * C;
+    const size_t C = (size_t)in->channels, n = (size_t)in->width * C, pad = n + 2 * (size_t)R * C;
     const uint16_t k = (uint16_t)(K * K / 2); /* K * K <= 961: counts fit 16 bits */
     uint16_t *buf = malloc(((size_t)K * pad + 3 * n) * sizeof *buf);
     int none = GF_OK;
@@ -151,9 +153,7 @@ static void band_select(struct median *m, long y0, long y1)
                     median_count(below, t, ring + (size_t)q * pad + (size_t)i * C, n);
             median_keep(res, t, below, k, n);
         }
-        const size_t row = (size_t)y * n;
-        for (size_t j = 0; j < n; j++)
-            put(m->out->data, row + j, in->depth, j % C < cc ? res[j] : ld(in->data, row + j, in->depth));
+        store_row(m, y, res);
     }
     free(buf);
 }

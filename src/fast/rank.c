@@ -169,11 +169,7 @@ static void direct_band(void *ctx, int k)
         memcpy(d, ring, (size_t)n * sizeof *d);
         for (long q = 1; q < K; q++)
             rank_extreme(d, d, ring + q * n, (size_t)n, max);
-        if (in->depth == 8)
-            for (long j = 0; j < n; j++)
-                ((uint8_t *)m->out->data)[(size_t)y * n + j] = (uint8_t)d[j];
-        else
-            memcpy((uint16_t *)m->out->data + (size_t)y * n, d, (size_t)n * sizeof *d);
+        gf_store_line(m->out, y, d);
     }
     free(line);
 }
