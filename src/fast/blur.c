@@ -7,13 +7,20 @@
  * padded line of W + 2R pixels (each outside position holding the sample the
  * border map names, 0 where it names none), so that every tap runs over
  * contiguous memory without a branch: acc[e] += q[i] * (p[e + (R+i)C] +
- * p[e + (R-i)C]) for the W*C samples e of the row, the taps being symmetric
- * (an 8-bit row CHUNK samples at a time, every tap, the sums in registers).
- * Vertical pass, an output row at a time: the intermediate rows the taps name
- * are added whole, in the same pairs.  The sums are the reference's: integer
- * additions in another order.  8-bit images stay in 32-bit lanes (the
- * horizontal sums reach 255 << 16, the vertical ones 65280 << 16, both under
- * 2^32 with the rounding); 16-bit images take 64-bit lanes. */
+ * p[e + (R-i)C]) for the W*C samples e of the row, the taps being symmetric.
+ * Vertical pass, an output row at a time: the 2R + 1 intermediate rows its
+ * window names are added in the same pairs.  Both passes go CHUNK samples at
+ * a time through every tap, the sums in registers.  The sums are the
+ * reference's: integer additions in another order.  8-bit images stay in
+ * 32-bit lanes (the horizontal sums reach 255 << 16, the vertical ones
+ * 65280 << 16, both under 2^32 with the rounding); 16-bit images take 64-bit
+ * lanes.
+ *
+ * Where the window is shorter than the image, a band keeps the intermediate
+ * rows of its window in a ring of 2R + 1 rows, made as the window moves down
+ * (the rows it shares with the band above are made twice), so that they are
+ * read back from the cache; beyond, the whole intermediate is made first,
+ * then the output rows read it. */
 #include "config.h"
 
 #include "vector.h"
@@ -26,6 +33,11 @@
 #include "../parallel.h"
 #include "line.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* jamming the taps' loop into the samples' loop would leave the latter scalar */
+#pragma GCC optimize("no-loop-unroll-and-jam")
+#endif
+
 struct blur {
     const gf_image *in;
     gf_image *out;
@@ -33,18 +45,16 @@ struct blur {
     const long *mx, *my;
     int R, sh1, sh2, rows; /* rows per task */
     uint32_t max;
-    void *t;           /* the horizontal pass: W*H*C of uint16 (8-bit) or uint32 (16-bit) */
+    void *t;           /* no ring: the whole intermediate, W*H*C of uint16 (8-bit) or uint32 (16-bit) */
     atomic_int failed; /* a task ran out of memory */
 };
 
-/* 8-bit rows go through the horizontal taps CHUNK samples at a time, the
- * sums in registers rather than in memory. */
-enum { CHUNK = 32 };
+enum { CHUNK = 32 }; /* samples through every tap at a time */
 
 /* Samples e0..e0+len-1 (len <= CHUNK) of an 8-bit row through the
  * horizontal taps; mid is the padded line from the row's first pixel. */
-static inline void chunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,
-                          int sh1)
+static inline void hchunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t len, const uint32_t *q, int R,
+                           size_t c, int sh1)
 {
     uint32_t acc[CHUNK];
     for (size_t k = 0; k < len; k++)
@@ -59,141 +69,195 @@ static inline void chunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t le
         t[e0 + k] = (uint16_t)((acc[k] + half) >> sh1);
 }
 
-/* One row of 8-bit samples through the horizontal taps: p is the padded
- * line (W + 2R pixels), t the row's n = W*C results. */
-VECTOR_CLONES static void row8(const uint32_t *p, uint16_t *t, size_t n, const uint32_t *q, int R, int C, int sh1)
+static inline void hchunk16(const uint64_t *mid, uint32_t *t, size_t e0, size_t len, const uint32_t *q, int R,
+                            size_t c, int sh1)
+{
+    uint64_t acc[CHUNK];
+    for (size_t k = 0; k < len; k++)
+        acc[k] = q[0] * mid[e0 + k];
+    for (int i = 1; i <= R; i++) {
+        const uint64_t w = q[i], *a = mid + e0 + (size_t)i * c, *b = mid + e0 - (size_t)i * c;
+        for (size_t k = 0; k < len; k++)
+            acc[k] += w * (a[k] + b[k]);
+    }
+    const uint64_t half = 1ull << (sh1 - 1);
+    for (size_t k = 0; k < len; k++)
+        t[e0 + k] = (uint32_t)((acc[k] + half) >> sh1);
+}
+
+/* One row through the horizontal taps: p is the padded line (W + 2R
+ * pixels), t the row's n = W*C results. */
+VECTOR_CLONES static void hrow8(const uint32_t *p, uint16_t *t, size_t n, const uint32_t *q, int R, int C, int sh1)
 {
     const size_t c = (size_t)C, whole = n / CHUNK * CHUNK;
     const uint32_t *mid = p + (size_t)R * c;
     for (size_t e = 0; e < whole; e += CHUNK)
-        chunk8(mid, t, e, CHUNK, q, R, c, sh1);
+        hchunk8(mid, t, e, CHUNK, q, R, c, sh1);
     if (whole < n)
-        chunk8(mid, t, whole, n - whole, q, R, c, sh1);
+        hchunk8(mid, t, whole, n - whole, q, R, c, sh1);
 }
 
-VECTOR_CLONES static void row16(const uint64_t *p, uint64_t *acc, uint32_t *t, size_t n, const uint32_t *q, int R,
-                                int C, int sh1)
+VECTOR_CLONES static void hrow16(const uint64_t *p, uint32_t *t, size_t n, const uint32_t *q, int R, int C, int sh1)
 {
-    const size_t c = (size_t)C;
-    for (size_t e = 0; e < n; e++)
-        acc[e] = q[0] * p[e + (size_t)R * c];
+    const size_t c = (size_t)C, whole = n / CHUNK * CHUNK;
+    const uint64_t *mid = p + (size_t)R * c;
+    for (size_t e = 0; e < whole; e += CHUNK)
+        hchunk16(mid, t, e, CHUNK, q, R, c, sh1);
+    if (whole < n)
+        hchunk16(mid, t, whole, n - whole, q, R, c, sh1);
+}
+
+/* Samples e0..e0+len-1 of an output row from the intermediate rows r[0..2R]
+ * of its window (r[R] its own). */
+static inline void vchunk8(const uint16_t *const *r, uint8_t *o, size_t e0, size_t len, const uint32_t *q, int R,
+                           int sh2, uint32_t max)
+{
+    uint32_t acc[CHUNK];
+    const uint16_t *m = r[R] + e0;
+    for (size_t k = 0; k < len; k++)
+        acc[k] = q[0] * m[k];
+    for (int i = 1; i <= R; i++) {
+        const uint32_t w = q[i];
+        const uint16_t *a = r[R - i] + e0, *b = r[R + i] + e0;
+        for (size_t k = 0; k < len; k++)
+            acc[k] += w * ((uint32_t)a[k] + b[k]);
+    }
+    const uint32_t half = 1u << (sh2 - 1);
+    for (size_t k = 0; k < len; k++) {
+        const uint32_t v = (acc[k] + half) >> sh2;
+        o[e0 + k] = (uint8_t)(v > max ? max : v);
+    }
+}
+
+static inline void vchunk16(const uint32_t *const *r, uint16_t *o, size_t e0, size_t len, const uint32_t *q, int R,
+                            int sh2, uint32_t max)
+{
+    uint64_t acc[CHUNK];
+    const uint32_t *m = r[R] + e0;
+    for (size_t k = 0; k < len; k++)
+        acc[k] = (uint64_t)q[0] * m[k];
     for (int i = 1; i <= R; i++) {
         const uint64_t w = q[i];
-        const uint64_t *a = p + (size_t)(R + i) * c, *b = p + (size_t)(R - i) * c;
-        for (size_t e = 0; e < n; e++)
-            acc[e] += w * (a[e] + b[e]);
+        const uint32_t *a = r[R - i] + e0, *b = r[R + i] + e0;
+        for (size_t k = 0; k < len; k++)
+            acc[k] += w * ((uint64_t)a[k] + b[k]);
     }
-    const uint64_t half = 1ull << (sh1 - 1);
-    for (size_t e = 0; e < n; e++)
-        t[e] = (uint32_t)((acc[e] + half) >> sh1);
-}
-
-/* acc[e] += w * (a[e] + b[e]) (b may be NULL: a alone), 8-bit images' vertical pass. */
-VECTOR_CLONES static void add8(uint32_t *acc, const uint16_t *a, const uint16_t *b, uint32_t w, size_t n)
-{
-    if (b)
-        for (size_t e = 0; e < n; e++)
-            acc[e] += w * ((uint32_t)a[e] + b[e]);
-    else
-        for (size_t e = 0; e < n; e++)
-            acc[e] += w * a[e];
-}
-
-VECTOR_CLONES static void add16(uint64_t *acc, const uint32_t *a, const uint32_t *b, uint64_t w, size_t n)
-{
-    if (b)
-        for (size_t e = 0; e < n; e++)
-            acc[e] += w * ((uint64_t)a[e] + b[e]);
-    else
-        for (size_t e = 0; e < n; e++)
-            acc[e] += w * a[e];
-}
-
-VECTOR_CLONES static void out8(const uint32_t *acc, uint8_t *o, size_t n, int sh2, uint32_t max)
-{
-    const uint32_t half = 1u << (sh2 - 1);
-    for (size_t e = 0; e < n; e++) {
-        const uint32_t v = (acc[e] + half) >> sh2;
-        o[e] = (uint8_t)(v > max ? max : v);
-    }
-}
-
-VECTOR_CLONES static void out16(const uint64_t *acc, uint16_t *o, size_t n, int sh2, uint32_t max)
-{
     const uint64_t half = 1ull << (sh2 - 1);
-    for (size_t e = 0; e < n; e++) {
-        const uint64_t v = (acc[e] + half) >> sh2;
-        o[e] = (uint16_t)(v > max ? max : v);
+    for (size_t k = 0; k < len; k++) {
+        const uint64_t v = (acc[k] + half) >> sh2;
+        o[e0 + k] = (uint16_t)(v > max ? max : v);
     }
 }
 
-/* Horizontal pass over the rows of band k. */
+VECTOR_CLONES static void vrow8(const uint16_t *const *r, uint8_t *o, size_t n, const uint32_t *q, int R, int sh2,
+                                uint32_t max)
+{
+    const size_t whole = n / CHUNK * CHUNK;
+    for (size_t e = 0; e < whole; e += CHUNK)
+        vchunk8(r, o, e, CHUNK, q, R, sh2, max);
+    if (whole < n)
+        vchunk8(r, o, whole, n - whole, q, R, sh2, max);
+}
+
+VECTOR_CLONES static void vrow16(const uint32_t *const *r, uint16_t *o, size_t n, const uint32_t *q, int R, int sh2,
+                                 uint32_t max)
+{
+    const size_t whole = n / CHUNK * CHUNK;
+    for (size_t e = 0; e < whole; e += CHUNK)
+        vchunk16(r, o, e, CHUNK, q, R, sh2, max);
+    if (whole < n)
+        vchunk16(r, o, whole, n - whole, q, R, sh2, max);
+}
+
+/* Source row sy (-1: none, a row of 0) through the horizontal taps into dst,
+ * by way of the padded line p. */
+static void horizontal_row(const struct blur *b, long sy, void *p, void *dst)
+{
+    const gf_image *in = b->in;
+    const size_t n = (size_t)in->width * (size_t)in->channels;
+    if (in->depth == 16) {
+        if (sy < 0)
+            memset(dst, 0, n * sizeof(uint32_t));
+        else {
+            gf_pad_line(in, sy, b->mx, b->R, p, 8);
+            hrow16(p, dst, n, b->q, b->R, in->channels, b->sh1);
+        }
+    } else if (sy < 0)
+        memset(dst, 0, n * sizeof(uint16_t));
+    else {
+        gf_pad_line(in, sy, b->mx, b->R, p, 4);
+        hrow8(p, dst, n, b->q, b->R, in->channels, b->sh1);
+    }
+}
+
+/* Output row y from the intermediate rows r[0..2R] of its window. */
+static void vertical_row(const struct blur *b, const void *const *r, long y)
+{
+    const size_t n = (size_t)b->in->width * (size_t)b->in->channels;
+    if (b->in->depth == 16)
+        vrow16((const uint32_t *const *)r, (uint16_t *)b->out->data + (size_t)y * n, n, b->q, b->R, b->sh2, b->max);
+    else
+        vrow8((const uint16_t *const *)r, (uint8_t *)b->out->data + (size_t)y * n, n, b->q, b->R, b->sh2, b->max);
+}
+
+/* Band k of the output rows.  With a ring (b->t NULL), padded row position
+ * j (source row my[j]) lives in ring slot j mod (2R + 1); without, the
+ * rows are read from the whole intermediate, where a row of zeros stands
+ * for the rows the border leaves out. */
+static void band(void *ctx, int k)
+{
+    struct blur *b = ctx;
+    const gf_image *in = b->in;
+    const long H = in->height, R = b->R, span = 2 * R + 1;
+    const size_t n = (size_t)in->width * (size_t)in->channels, lane = in->depth == 16 ? 4 : 2;
+    const long y0 = (long)k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
+    const void **r = malloc((size_t)span * sizeof *r);
+    char *p = NULL, *ring = NULL;
+    if (!r || !(p = malloc(((size_t)in->width + 2 * (size_t)R) * (size_t)in->channels * lane * 2)) ||
+        !(ring = b->t ? calloc(n ? n : 1, lane) : malloc((size_t)span * n * lane))) {
+        atomic_store(&b->failed, 1);
+        goto out;
+    }
+    for (long y = y0; y < y1; y++) {
+        if (b->t) /* ring is a row of zeros */
+            for (long j = 0; j < span; j++)
+                r[j] = b->my[y + j] >= 0 ? (const char *)b->t + (size_t)b->my[y + j] * n * lane : ring;
+        else {
+            for (long j = y == y0 ? y : y + 2 * R; j <= y + 2 * R; j++)
+                horizontal_row(b, b->my[j], p, ring + (size_t)(j % span) * n * lane);
+            for (long j = 0; j < span; j++)
+                r[j] = ring + (size_t)((y + j) % span) * n * lane;
+        }
+        vertical_row(b, r, y);
+    }
+out:
+    free(r);
+    free(p);
+    free(ring);
+}
+
+/* Without a ring: the horizontal pass over the source rows of band k. */
 static void horizontal(void *ctx, int k)
 {
     struct blur *b = ctx;
     const gf_image *in = b->in;
-    const int W = in->width, C = in->channels, R = b->R, wide = in->depth == 16;
-    const size_t n = (size_t)W * (size_t)C, lane = wide ? 8 : 4;
-    void *p = malloc(((size_t)W + 2 * (size_t)R) * (size_t)C * lane), *acc = wide ? malloc(n * lane) : NULL;
-    if (!p || (wide && !acc)) { /* (8-bit rows keep their sums in registers) */
-        atomic_store(&b->failed, 1);
-        goto out;
-    }
-    const int y1 = (k + 1) * b->rows < in->height ? (k + 1) * b->rows : in->height;
-    for (int y = k * b->rows; y < y1; y++) {
-        const size_t row = (size_t)y * n;
-        gf_pad_line(in, y, b->mx, R, p, (int)lane);
-        if (wide)
-            row16(p, acc, (uint32_t *)b->t + row, n, b->q, R, C, b->sh1);
-        else
-            row8(p, (uint16_t *)b->t + row, n, b->q, R, C, b->sh1);
-    }
-out:
-    free(p);
-    free(acc);
-}
-
-/* Vertical pass over the output rows of band k. */
-static void vertical(void *ctx, int k)
-{
-    struct blur *b = ctx;
-    const gf_image *in = b->in;
-    const int W = in->width, H = in->height, R = b->R, wide = in->depth == 16;
-    const size_t n = (size_t)W * (size_t)in->channels;
-    void *acc = malloc(n * (wide ? 8 : 4));
-    if (!acc) {
+    const long H = in->height, y0 = (long)k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
+    const size_t n = (size_t)in->width * (size_t)in->channels, lane = in->depth == 16 ? 4 : 2;
+    void *p = malloc(((size_t)in->width + 2 * (size_t)b->R) * (size_t)in->channels * lane * 2);
+    if (!p) {
         atomic_store(&b->failed, 1);
         return;
     }
-    const int y1 = (k + 1) * b->rows < H ? (k + 1) * b->rows : H;
-    for (int y = k * b->rows; y < y1; y++) {
-        const long *m = b->my + y + R; /* m[j]: the source row of tap j, -1 for none */
-        memset(acc, 0, n * (wide ? 8 : 4));
-        for (int j = 0; j <= R; j++) {
-            const long up = m[-j], down = j ? m[j] : -1;
-            if (up < 0 && down < 0)
-                continue;
-            const long a = up >= 0 ? up : down, other = up >= 0 ? down : -1;
-            if (wide)
-                add16(acc, (const uint32_t *)b->t + (size_t)a * n,
-                      other >= 0 ? (const uint32_t *)b->t + (size_t)other * n : NULL, b->q[j], n);
-            else
-                add8(acc, (const uint16_t *)b->t + (size_t)a * n,
-                     other >= 0 ? (const uint16_t *)b->t + (size_t)other * n : NULL, b->q[j], n);
-        }
-        if (wide)
-            out16(acc, (uint16_t *)b->out->data + (size_t)y * n, n, b->sh2, b->max);
-        else
-            out8(acc, (uint8_t *)b->out->data + (size_t)y * n, n, b->sh2, b->max);
-    }
-    free(acc);
+    for (long y = y0; y < y1; y++)
+        horizontal_row(b, y, p, (char *)b->t + (size_t)y * n * lane);
+    free(p);
 }
 
 gf_fast_fn gf_fast_blur;
 
 gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    const int d = in->depth, R = s->blur.radius;
+    const int d = in->depth, R = s->blur.radius, H = in->height;
     struct blur b = {.in = in,
                      .out = out,
                      .R = R,
@@ -203,18 +267,24 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
     uint32_t *q = NULL;
     long *mx = NULL, *my = NULL;
     gf_status st;
+    const int ring = 2 * (long)R + 1 <= H; /* else the whole intermediate is the smaller */
     if ((st = gf_blur_taps(s->blur.sigma, R, GF_BLUR_BITS(d), &q)) ||
-        (st = alloc_array((size_t)in->width * (size_t)in->height, (size_t)in->channels * (d == 16 ? 4 : 2), &b.t)) ||
-        (st = border_map(in->width, R, s->border, &mx)) || (st = border_map(in->height, R, s->border, &my)))
+        (!ring && (st = alloc_array((size_t)in->width * (size_t)H, (size_t)in->channels * (d == 16 ? 4 : 2), &b.t))) ||
+        (st = border_map(in->width, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)))
         goto out;
     b.q = q, b.mx = mx, b.my = my;
     threads = threads < 1 ? 1 : threads;
-    /* bands of rows, a few per thread so that uneven cores even out */
-    b.rows = (in->height + 4 * threads - 1) / (4 * threads);
-    const int bands = (in->height + b.rows - 1) / b.rows;
-    gf_parallel_for(bands, threads, horizontal, &b);
+    /* bands of rows, a few a thread so that uneven cores even out; with a
+     * ring, at least 8R rows where the image allows (each band makes 2R
+     * rows more than it writes) */
+    b.rows = threads == 1 ? H : (H + 4 * threads - 1) / (4 * threads);
+    if (ring && b.rows < 8 * R)
+        b.rows = 8 * R < (H + threads - 1) / threads ? 8 * R : (H + threads - 1) / threads;
+    const int bands = (H + b.rows - 1) / b.rows;
+    if (!ring)
+        gf_parallel_for(bands, threads, horizontal, &b);
     if (!atomic_load(&b.failed))
-        gf_parallel_for(bands, threads, vertical, &b);
+        gf_parallel_for(bands, threads, band, &b);
     if (atomic_load(&b.failed))
         st = gf_error(GF_ENOMEM, "out of memory for the blur's rows");
 out:
