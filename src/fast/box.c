@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* Box stencil, the fast CPU path: the reference's exact integer mean
- * (src/cpu/box.c) bit for bit, with running sums, split over up to `threads`
- * threads by bands of rows.
+ * (src/cpu/box.c) bit for bit, split over up to `threads` threads by bands
+ * of rows.
  *
- * Horizontal pass, a row at a time: the row is copied with its border into a
- * padded line of W + 2R pixels (0 where the border map names no sample), and
- * each channel's window sum slides along it, one sample in and one out.
- * Vertical pass, a band of output rows at a time: the band's first row adds
- * its 2R + 1 intermediate rows, each next row adds the row entering the
- * window and takes away the one leaving it (whole rows: the compiler
- * vectorises these).  The mean (sum + n/2) / n, n = (2R + 1)^2, is the
- * quotient a reciprocal gives, corrected by one where it is off.  8-bit
- * images up to radius 127 take narrow lanes: row sums of at most
- * 255 * 255 in 16 bits, window sums under 2^24 in 32 (exact in a float, so
- * one correction step suffices, in float and 32-bit lanes the vectoriser
- * takes whole); the others 64-bit sums and a double's reciprocal (the sums
- * below 2^64, the quotients below 2^16: one step too). */
+ * Horizontal pass, a row at a time, over the row copied with its border into
+ * a padded line of W + 2R pixels (0 where the border map names no sample).
+ * Vertical pass, an output row at a time: the band's first row adds its 2R +
+ * 1 intermediate rows, each next row adds the row entering the window and
+ * takes away the one leaving it, and makes its means in the same loop.  The
+ * mean (sum + n/2) / n, n = (2R + 1)^2, is the quotient a reciprocal gives,
+ * corrected by one where it is off.
+ *
+ * 8-bit images up to radius 127 take narrow lanes: a row's window sums (at
+ * most 255 * 255) in 16 bits, made by doubling over whole lines (sums of 2,
+ * 4, 8, ... neighbours, those the window's length has in binary added up),
+ * and the vertical sums, under 2^24, in 32 (exact in a float, so one
+ * correction step suffices, in float and 32-bit lanes the vectoriser takes
+ * whole).  The others slide 64-bit sums along the line and take a double's
+ * reciprocal (the sums below 2^64, the quotients below 2^16: one step too).
+ *
+ * Where the window is shorter than the image, a band keeps the intermediate
+ * rows of its window in a ring of 2R + 2 rows, made as the window moves down
+ * (the rows it shares with the band above are made twice), so that they are
+ * read back from the cache; beyond, the whole intermediate is made first. */
 #include "config.h"
 
 #include "vector.h"
@@ -28,37 +35,92 @@
 #include "../parallel.h"
 #include "line.h"
 
-
 enum { NARROW_RADIUS = 127 }; /* 8-bit images up to this radius take 16- and 32-bit lanes */
 
 struct box {
     const gf_image *in;
     gf_image *out;
     const long *mx, *my;
-    int R, rows; /* rows per task */
-    int narrow;  /* t holds uint16 sums, else uint64 */
-    void *t;     /* the horizontal sums, W*H*C */
+    long R, rows; /* rows per task */
+    int narrow;   /* the intermediate holds uint16 sums, else uint64 */
+    void *t;      /* no ring: the whole intermediate, W*H*C */
     atomic_int failed;
 };
 
-/* The narrow lanes' vertical pass: acc += add (- sub), each may be NULL. */
-VECTOR_CLONES static void slide32(uint32_t *acc, const uint16_t *add, const uint16_t *sub, size_t n)
+/* d[e] = (keep ? d[e] : 0) + s[e + off], e < n. */
+VECTOR_CLONES static void add16(uint16_t *d, const uint16_t *s, size_t off, size_t n, int keep)
 {
-    if (add)
+    if (keep)
         for (size_t e = 0; e < n; e++)
-            acc[e] += add[e];
-    if (sub)
-        for (size_t e = 0; e < n; e++)
-            acc[e] -= sub[e];
+            d[e] = (uint16_t)(d[e] + s[e + off]);
+    else
+        memcpy(d, s + off, n * sizeof *d);
 }
 
-/* The narrow lanes' means: (acc + count/2) / count into 8-bit samples. */
-VECTOR_CLONES static void mean8(const uint32_t *acc, uint8_t *o, size_t n, uint32_t count)
+/* s[e] += s[e + off], e < n: sums of m neighbours into sums of 2m. */
+VECTOR_CLONES static void double16(uint16_t *s, size_t off, size_t n)
+{
+    for (size_t e = 0; e < n; e++)
+        s[e] = (uint16_t)(s[e] + s[e + off]);
+}
+
+/* The narrow lanes' horizontal pass: t[e] = p[e] + p[e + C] + ... + p[e +
+ * 2R C] for the n samples of a row, p the padded line (destroyed).  While
+ * p holds sums of m neighbours (m = 1, 2, 4, ...), the window's length
+ * having bit m adds them at offset `off`, the bits below it. */
+static void hrow_narrow(uint16_t *p, uint16_t *t, size_t n, long R, size_t C)
+{
+    const size_t span = 2 * (size_t)R + 1, L = n + (span - 1) * C;
+    size_t off = 0;
+    for (size_t m = 1; m <= span; m *= 2) {
+        if (span & m) {
+            add16(t, p, off * C, n, off > 0);
+            off += m;
+        }
+        if (2 * m <= span)
+            double16(p, m * C, L - (2 * m - 1) * C); /* valid sums of 2m from here */
+    }
+}
+
+/* The wide lanes' horizontal pass: each channel's sum slides along p. */
+static void hrow_wide(const uint64_t *p, uint64_t *t, size_t W, long R, size_t c)
+{
+    const size_t span = 2 * (size_t)R + 1;
+    for (size_t ch = 0; ch < c; ch++) {
+        uint64_t s = 0;
+        for (size_t i = 0; i < span; i++)
+            s += p[i * c + ch];
+        for (size_t x = 0; x < W; x++) {
+            if (x)
+                s += p[(x - 1 + span) * c + ch] - p[(x - 1) * c + ch];
+            t[x * c + ch] = s;
+        }
+    }
+}
+
+/* acc[e] += r[e]: a band's first window. */
+VECTOR_CLONES static void gather32(uint32_t *acc, const uint16_t *r, size_t n)
+{
+    for (size_t e = 0; e < n; e++)
+        acc[e] += r[e];
+}
+
+VECTOR_CLONES static void gather64(uint64_t *acc, const uint64_t *r, size_t n)
+{
+    for (size_t e = 0; e < n; e++)
+        acc[e] += r[e];
+}
+
+/* The narrow lanes' output row: acc += add - sub, then (acc + count/2) / count. */
+VECTOR_CLONES static void slide_mean8(uint32_t *acc, const uint16_t *add, const uint16_t *sub, uint8_t *o, size_t n,
+                                      uint32_t count)
 {
     const uint32_t half = count / 2;
     const float inverse = 1.0f / (float)count;
     for (size_t e = 0; e < n; e++) {
-        const int32_t a = (int32_t)(acc[e] + half), c = (int32_t)count;
+        const uint32_t s = acc[e] + add[e] - sub[e];
+        acc[e] = s;
+        const int32_t a = (int32_t)(s + half), c = (int32_t)count;
         int32_t q = (int32_t)((float)a * inverse);
         q -= q * c > a;
         q += (q + 1) * c <= a;
@@ -66,132 +128,132 @@ VECTOR_CLONES static void mean8(const uint32_t *acc, uint8_t *o, size_t n, uint3
     }
 }
 
+static void slide_mean_wide(uint64_t *acc, const uint64_t *add, const uint64_t *sub, gf_image *out, size_t at,
+                            size_t n, uint64_t count)
+{
+    const uint64_t half = count / 2;
+    const double inverse = 1.0 / (double)count;
+    for (size_t e = 0; e < n; e++) {
+        acc[e] += add[e] - sub[e];
+        const uint64_t a = acc[e] + half;
+        uint64_t q = (uint64_t)((double)a * inverse);
+        if (q * count > a)
+            q--;
+        else if ((q + 1) * count <= a)
+            q++;
+        put(out->data, at + e, out->depth, (uint32_t)q);
+    }
+}
+
+/* Source row sy (-1: none, a row of 0) through the horizontal pass into
+ * dst, by way of the padded line p. */
+static void horizontal_row(const struct box *b, long sy, void *p, void *dst)
+{
+    const gf_image *in = b->in;
+    const size_t n = (size_t)in->width * (size_t)in->channels;
+    if (sy < 0)
+        memset(dst, 0, n * (b->narrow ? sizeof(uint16_t) : sizeof(uint64_t)));
+    else if (b->narrow) {
+        gf_pad_line(in, sy, b->mx, (int)b->R, p, 2);
+        hrow_narrow(p, dst, n, b->R, (size_t)in->channels);
+    } else {
+        gf_pad_line(in, sy, b->mx, (int)b->R, p, 8);
+        hrow_wide(p, dst, (size_t)in->width, b->R, (size_t)in->channels);
+    }
+}
+
+/* Band k of the output rows.  With a ring (b->t NULL), padded row position
+ * j (source row my[j]) lives in ring slot j mod (2R + 2); without, the rows
+ * are read from the whole intermediate, a row of zeros standing for those
+ * the border leaves out. */
+static void band(void *ctx, int k)
+{
+    struct box *b = ctx;
+    const gf_image *in = b->in;
+    const long H = in->height, R = b->R, slots = 2 * R + 2;
+    const size_t n = (size_t)in->width * (size_t)in->channels, lane = b->narrow ? 2 : 8, bytes = n * lane;
+    const uint64_t count = (uint64_t)(2 * R + 1) * (uint64_t)(2 * R + 1);
+    const long y0 = k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
+    char *p = malloc(((size_t)in->width + 2 * (size_t)R) * (size_t)in->channels * lane), *ring = NULL;
+    char *zero = calloc(n ? n : 1, lane), *acc = calloc(n ? n : 1, b->narrow ? 4 : 8);
+    if (!p || !zero || !acc || (!b->t && !(ring = malloc((size_t)slots * bytes)))) {
+        atomic_store(&b->failed, 1);
+        goto out;
+    }
+    /* padded row position j's intermediate row, made where it enters the window */
+#define ROW(j) (ring ? ring + (size_t)((j) % slots) * bytes : b->my[j] >= 0 ? (char *)b->t + (size_t)b->my[j] * bytes : zero)
+    for (long y = y0 - 1; y < y1; y++) { /* the window of y is rows y .. y + 2R */
+        for (long j = y == y0 - 1 ? y0 : y + 2 * R; j <= y + 2 * R; j++)
+            if (ring)
+                horizontal_row(b, b->my[j], p, ROW(j));
+        if (y < y0) { /* all of the first window but its last row */
+            for (long j = y0; j < y0 + 2 * R; j++)
+                if (b->narrow)
+                    gather32((uint32_t *)acc, (const uint16_t *)ROW(j), n);
+                else
+                    gather64((uint64_t *)acc, (const uint64_t *)ROW(j), n);
+            continue;
+        }
+        const char *enter = ROW(y + 2 * R), *leave = y > y0 ? ROW(y - 1) : zero;
+        if (b->narrow)
+            slide_mean8((uint32_t *)acc, (const uint16_t *)enter, (const uint16_t *)leave,
+                        (uint8_t *)b->out->data + (size_t)y * n, n, (uint32_t)count);
+        else
+            slide_mean_wide((uint64_t *)acc, (const uint64_t *)enter, (const uint64_t *)leave, b->out, (size_t)y * n,
+                            n, count);
+    }
+#undef ROW
+out:
+    free(p);
+    free(zero);
+    free(acc);
+    free(ring);
+}
+
+/* Without a ring: the horizontal pass over the source rows of band k. */
 static void horizontal(void *ctx, int k)
 {
     struct box *b = ctx;
     const gf_image *in = b->in;
-    const int W = in->width, C = in->channels, R = b->R;
-    const size_t n = (size_t)W * (size_t)C, c = (size_t)C, span = 2 * (size_t)R + 1;
-    uint64_t *p = malloc(((size_t)W + 2 * (size_t)R) * c * sizeof *p);
+    const long H = in->height, y0 = k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
+    const size_t n = (size_t)in->width * (size_t)in->channels, lane = b->narrow ? 2 : 8;
+    void *p = malloc(((size_t)in->width + 2 * (size_t)b->R) * (size_t)in->channels * lane);
     if (!p) {
         atomic_store(&b->failed, 1);
         return;
     }
-    const int y1 = (k + 1) * b->rows < in->height ? (k + 1) * b->rows : in->height;
-    for (int y = k * b->rows; y < y1; y++) {
-        const size_t row = (size_t)y * n;
-        gf_pad_line(in, y, b->mx, R, p, 8);
-        uint64_t *t = b->narrow ? NULL : (uint64_t *)b->t + row;
-        uint16_t *t16 = b->narrow ? (uint16_t *)b->t + row : NULL;
-        for (size_t ch = 0; ch < c; ch++) {
-            uint64_t s = 0;
-            for (size_t i = 0; i < span; i++)
-                s += p[i * c + ch];
-            for (size_t x = 0; x < (size_t)W; x++) {
-                if (x)
-                    s += p[(x - 1 + span) * c + ch] - p[(x - 1) * c + ch];
-                if (t16)
-                    t16[x * c + ch] = (uint16_t)s;
-                else
-                    t[x * c + ch] = s;
-            }
-        }
-    }
+    for (long y = y0; y < y1; y++)
+        horizontal_row(b, y, p, (char *)b->t + (size_t)y * n * lane);
     free(p);
-}
-
-/* The vertical pass in narrow lanes, over the output rows of band k. */
-static void vertical_narrow(void *ctx, int k)
-{
-    struct box *b = ctx;
-    const int H = b->in->height, R = b->R;
-    const size_t n = (size_t)b->in->width * (size_t)b->in->channels;
-    const uint16_t *t = b->t;
-    uint32_t *acc = calloc(n ? n : 1, sizeof *acc);
-    if (!acc) {
-        atomic_store(&b->failed, 1);
-        return;
-    }
-    const int y0 = k * b->rows, y1 = (k + 1) * b->rows < H ? (k + 1) * b->rows : H;
-    for (int j = 0; j <= 2 * R; j++) /* my[y + j]: the source row of window position j */
-        if (b->my[y0 + j] >= 0)
-            slide32(acc, t + (size_t)b->my[y0 + j] * n, NULL, n);
-    for (int y = y0; y < y1; y++) {
-        if (y > y0) {
-            const long in_row = b->my[y + 2 * R], out_row = b->my[y - 1];
-            slide32(acc, in_row >= 0 ? t + (size_t)in_row * n : NULL, out_row >= 0 ? t + (size_t)out_row * n : NULL, n);
-        }
-        mean8(acc, (uint8_t *)b->out->data + (size_t)y * n, n, (uint32_t)((2 * R + 1) * (2 * R + 1)));
-    }
-    free(acc);
-}
-
-static void vertical(void *ctx, int k)
-{
-    struct box *b = ctx;
-    const gf_image *in = b->in;
-    const int H = in->height, R = b->R, d = in->depth;
-    const size_t n = (size_t)in->width * (size_t)in->channels;
-    const uint64_t count = (uint64_t)(2 * R + 1) * (uint64_t)(2 * R + 1), half = count / 2;
-    const double inverse = 1.0 / (double)count;
-    uint64_t *acc = calloc(n ? n : 1, sizeof *acc);
-    if (!acc) {
-        atomic_store(&b->failed, 1);
-        return;
-    }
-    const int y0 = k * b->rows, y1 = (k + 1) * b->rows < H ? (k + 1) * b->rows : H;
-    for (int j = 0; j <= 2 * R; j++) /* my[y + j]: the source row of window position j */
-        if (b->my[y0 + j] >= 0) {
-            const uint64_t *r = (const uint64_t *)b->t + (size_t)b->my[y0 + j] * n;
-            for (size_t e = 0; e < n; e++)
-                acc[e] += r[e];
-        }
-    for (int y = y0; y < y1; y++) {
-        if (y > y0) {
-            const long in_row = b->my[y + 2 * R], out_row = b->my[y - 1];
-            if (in_row >= 0) {
-                const uint64_t *r = (const uint64_t *)b->t + (size_t)in_row * n;
-                for (size_t e = 0; e < n; e++)
-                    acc[e] += r[e];
-            }
-            if (out_row >= 0) {
-                const uint64_t *r = (const uint64_t *)b->t + (size_t)out_row * n;
-                for (size_t e = 0; e < n; e++)
-                    acc[e] -= r[e];
-            }
-        }
-        for (size_t e = 0; e < n; e++) {
-            const uint64_t a = acc[e] + half;
-            uint64_t q = (uint64_t)((double)a * inverse);
-            if (q * count > a)
-                q--;
-            else if ((q + 1) * count <= a)
-                q++;
-            put(b->out->data, (size_t)y * n + e, d, (uint32_t)q);
-        }
-    }
-    free(acc);
 }
 
 gf_fast_fn gf_fast_box;
 
 gf_status gf_fast_box(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    struct box b = {.in = in, .out = out, .R = s->box.radius};
-    b.narrow = in->depth == 8 && b.R <= NARROW_RADIUS;
+    const long H = in->height, R = s->box.radius;
+    struct box b = {.in = in, .out = out, .R = R};
+    b.narrow = in->depth == 8 && R <= NARROW_RADIUS;
     long *mx = NULL, *my = NULL;
     gf_status st;
-    if ((st = alloc_array((size_t)in->width * (size_t)in->height,
-                          (size_t)in->channels * (b.narrow ? sizeof(uint16_t) : sizeof(uint64_t)), &b.t)) ||
-        (st = border_map(in->width, b.R, s->border, &mx)) || (st = border_map(in->height, b.R, s->border, &my)))
+    const int ring = 2 * R + 2 <= H; /* else the whole intermediate is the smaller */
+    if ((!ring && (st = alloc_array((size_t)in->width * (size_t)H,
+                                    (size_t)in->channels * (b.narrow ? sizeof(uint16_t) : sizeof(uint64_t)), &b.t))) ||
+        (st = border_map(in->width, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)))
         goto out;
     b.mx = mx, b.my = my;
     threads = threads < 1 ? 1 : threads;
-    b.rows = (in->height + 4 * threads - 1) / (4 * threads);
-    const int bands = (in->height + b.rows - 1) / b.rows;
-    gf_parallel_for(bands, threads, horizontal, &b);
+    /* bands of rows, a few a thread so that uneven cores even out; with a
+     * ring, at least 8R rows where the image allows (each band makes 2R
+     * rows more than it writes) */
+    b.rows = threads == 1 ? H : (H + 4 * threads - 1) / (4 * threads);
+    if (ring && b.rows < 8 * R)
+        b.rows = 8 * R < (H + threads - 1) / threads ? 8 * R : (H + threads - 1) / threads;
+    const int bands = (int)((H + b.rows - 1) / b.rows);
+    if (!ring)
+        gf_parallel_for(bands, threads, horizontal, &b);
     if (!atomic_load(&b.failed))
-        gf_parallel_for(bands, threads, b.narrow ? vertical_narrow : vertical, &b);
+        gf_parallel_for(bands, threads, band, &b);
     if (atomic_load(&b.failed))
         st = gf_error(GF_ENOMEM, "out of memory for the box's rows");
 out:
