@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The eight symmetries of the rectangle, the fast CPU path: the reference's
  * moves (src/cpu/orient.c) on bands of output rows over up to `threads`
- * threads.  Without a swap of the axes an output row is a source row, copied
- * whole (or pixel by pixel backwards under a left-right mirror); with one,
- * the output is made in tiles of TILE x TILE pixels, so that the source
- * rows a tile reads stay in the cache. */
+ * threads.  An output pixel's source address is affine in (x, y): a step
+ * of dx bytes a pixel along an output row, dy a row.  Without a swap of
+ * the axes an output row is a source row, copied whole (or pixel by pixel
+ * backwards under a left-right mirror); with one, the output is made in
+ * tiles of TILE x TILE pixels, so that the source rows a tile reads stay in
+ * the cache.  Pixels move as whole words of their size. */
 #include "config.h"
 
 #include <string.h>
@@ -21,13 +23,43 @@ struct orient {
     int rows; /* output rows per task, a multiple of TILE */
 };
 
-/* Output pixel (x, y)'s source. */
-static const uint8_t *source(const struct orient *m, int x, int y, size_t px)
+/* Output pixel (x, y)'s source, as a byte offset into the input. */
+static ptrdiff_t source(const struct orient *m, int x, int y, size_t px)
 {
     int sx, sy;
     gf_orient_source(m->o, m->in->width, m->in->height, x, y, &sx, &sy);
-    return (const uint8_t *)m->in->data + ((size_t)sy * (size_t)m->in->width + (size_t)sx) * px;
+    return ((ptrdiff_t)sy * m->in->width + sx) * (ptrdiff_t)px;
 }
+
+/* n pixels of px bytes from s, a step of dx bytes each, to d (a mirrored
+ * row, dx = -px, apart: its constant step lets the compiler vectorise). */
+#define MOVE(T)                                                                                                        \
+    do {                                                                                                               \
+        if (dx == -(ptrdiff_t)sizeof(T))                                                                               \
+            for (size_t x = 0; x < n; x++)                                                                             \
+                memcpy((T *)d + x, s - x * sizeof(T), sizeof(T));                                                     \
+        else                                                                                                           \
+            for (size_t x = 0; x < n; x++, s += dx)                                                                    \
+                memcpy((T *)d + x, s, sizeof(T));                                                                      \
+    } while (0)
+static void move(uint8_t *d, const uint8_t *s, ptrdiff_t dx, size_t n, size_t px)
+{
+    struct p3 {
+        uint8_t b[3];
+    };
+    struct p6 {
+        uint8_t b[6];
+    };
+    switch (px) {
+    case 1: MOVE(uint8_t); break;
+    case 2: MOVE(uint16_t); break;
+    case 3: MOVE(struct p3); break;
+    case 4: MOVE(uint32_t); break;
+    case 6: MOVE(struct p6); break;
+    default: MOVE(uint64_t); break;
+    }
+}
+#undef MOVE
 
 static void band(void *ctx, int k)
 {
@@ -35,26 +67,21 @@ static void band(void *ctx, int k)
     const gf_image *out = m->out;
     const size_t px = (size_t)out->channels * (size_t)(out->depth / 8), row = (size_t)out->width * px;
     const int y0 = k * m->rows, y1 = y0 + m->rows < out->height ? y0 + m->rows : out->height;
+    const ptrdiff_t o0 = source(m, 0, 0, px), dx = source(m, 1, 0, px) - o0, dy = source(m, 0, 1, px) - o0;
+    const uint8_t *src = (const uint8_t *)m->in->data + o0;
     uint8_t *dst = out->data;
-    if (!(m->o & GF_OR_SWAP)) {
-        for (int y = y0; y < y1; y++) {
-            uint8_t *d = dst + (size_t)y * row;
-            if (!(m->o & GF_OR_FX)) {
-                memcpy(d, source(m, 0, y, px), row);
-                continue;
+    const int tile = m->o & GF_OR_SWAP ? TILE : out->width;
+    for (int ty = y0; ty < y1; ty += tile)
+        for (int tx = 0; tx < out->width; tx += tile) {
+            const int ye = ty + tile < y1 ? ty + tile : y1, xe = tx + tile < out->width ? tx + tile : out->width;
+            for (int y = ty; y < ye; y++) {
+                uint8_t *d = dst + (size_t)y * row + (size_t)tx * px;
+                const uint8_t *s = src + y * dy + tx * dx;
+                if (dx == (ptrdiff_t)px)
+                    memcpy(d, s, (size_t)(xe - tx) * px);
+                else
+                    move(d, s, dx, (size_t)(xe - tx), px);
             }
-            const uint8_t *s = source(m, 0, y, px); /* the source row's last pixel; x runs backwards there */
-            for (int x = 0; x < out->width; x++)
-                memcpy(d + (size_t)x * px, s - (size_t)x * px, px);
-        }
-        return;
-    }
-    for (int ty = y0; ty < y1; ty += TILE)
-        for (int tx = 0; tx < out->width; tx += TILE) {
-            const int ye = ty + TILE < y1 ? ty + TILE : y1, xe = tx + TILE < out->width ? tx + TILE : out->width;
-            for (int y = ty; y < ye; y++)
-                for (int x = tx; x < xe; x++)
-                    memcpy(dst + (size_t)y * row + (size_t)x * px, source(m, x, y, px), px);
         }
 }
 
