@@ -19,6 +19,28 @@ struct count {
     uint64_t *part;        /* counts per band, C * bins each */
 };
 
+/* 8-bit samples count into four copies of 32-bit counts, pixel p into
+ * copy p mod 4, so that runs of one value do not wait on one counter; the
+ * copies are added into the band's counts every FLUSH pixels, before a
+ * 32-bit count could wrap.  C is a constant where count8 is inlined. */
+enum { FLUSH = 1 << 28 };
+
+static inline void count8(const uint8_t *d, size_t a, size_t b, size_t C, size_t bins, int shift, uint32_t *c0)
+{
+    uint32_t *c1 = c0 + C * bins, *c2 = c1 + C * bins, *c3 = c2 + C * bins;
+    size_t p = a;
+    for (; p + 4 <= b; p += 4)
+        for (size_t ch = 0; ch < C; ch++) {
+            c0[ch * bins + (d[p * C + ch] >> shift)]++;
+            c1[ch * bins + (d[(p + 1) * C + ch] >> shift)]++;
+            c2[ch * bins + (d[(p + 2) * C + ch] >> shift)]++;
+            c3[ch * bins + (d[(p + 3) * C + ch] >> shift)]++;
+        }
+    for (; p < b; p++)
+        for (size_t ch = 0; ch < C; ch++)
+            c0[ch * bins + (d[p * C + ch] >> shift)]++;
+}
+
 static void count_band(void *ctx, int k)
 {
     const struct count *c = ctx;
@@ -28,10 +50,19 @@ static void count_band(void *ctx, int k)
     const int y1 = (k + 1) * c->rows < img->height ? (k + 1) * c->rows : img->height;
     const size_t p0 = (size_t)k * (size_t)c->rows * (size_t)img->width, p1 = (size_t)y1 * (size_t)img->width;
     if (img->depth == 8) {
-        const uint8_t *d = img->data;
-        for (size_t p = p0; p < p1; p++)
-            for (size_t ch = 0; ch < C; ch++)
-                h[ch * bins + (d[p * C + ch] >> c->shift)]++;
+        uint32_t copy[4 * 4 * 256]; /* four copies; C <= 4, bins <= 256 */
+        for (size_t a = p0; a < p1; a += FLUSH) {
+            const size_t b = p1 - a > FLUSH ? a + FLUSH : p1;
+            memset(copy, 0, 4 * C * bins * sizeof *copy);
+            switch (C) {
+            case 1: count8(img->data, a, b, 1, bins, c->shift, copy); break;
+            case 2: count8(img->data, a, b, 2, bins, c->shift, copy); break;
+            case 3: count8(img->data, a, b, 3, bins, c->shift, copy); break;
+            default: count8(img->data, a, b, 4, bins, c->shift, copy); break;
+            }
+            for (size_t i = 0; i < 4 * C * bins; i++)
+                h[i % (C * bins)] += copy[i];
+        }
     } else {
         const uint16_t *d = img->data;
         for (size_t p = p0; p < p1; p++)
