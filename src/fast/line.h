@@ -2,7 +2,8 @@
 /* The padded line the fast stencils read: source row sy of `in` (-1: a
  * line of 0) with its border, W + 2R pixels, position x holding pixel
  * map[x] of the row (0 where map[x] is -1: border_map's convention), each
- * sample in a lane of `lane` bytes (2: uint16, 4: uint32, 8: uint64).  The
+ * sample in a lane of `lane` bytes (1: uint8, 8-bit images only; 2:
+ * uint16, 4: uint32, 8: uint64).  The
  * inside is the row itself, copied in one widening loop; only the 2R border
  * pixels go through the map. */
 #ifndef GF_FAST_LINE_H
@@ -16,6 +17,7 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
 {
     const size_t C = (size_t)in->channels, W = (size_t)in->width, n = W * C, r = (size_t)R * C;
     const size_t row = sy >= 0 ? (size_t)sy * n : 0;
+    uint8_t *l8 = line;
     uint16_t *l16 = line;
     uint32_t *l32 = line;
     uint64_t *l64 = line;
@@ -25,7 +27,9 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
     }
     if (in->depth == 8) {
         const uint8_t *s = (const uint8_t *)in->data + row;
-        if (lane == 2)
+        if (lane == 1)
+            memcpy(l8 + r, s, n);
+        else if (lane == 2)
             for (size_t i = 0; i < n; i++)
                 l16[r + i] = s[i];
         else if (lane == 4)
@@ -50,7 +54,9 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
         const long sx = map[at];
         for (size_t c = 0; c < C; c++) {
             const uint32_t v = sx >= 0 ? ld(in->data, row + (size_t)sx * C + c, in->depth) : 0;
-            if (lane == 2)
+            if (lane == 1)
+                l8[at * C + c] = (uint8_t)v;
+            else if (lane == 2)
                 l16[at * C + c] = (uint16_t)v;
             else if (lane == 4)
                 l32[at * C + c] = v;

@@ -45,6 +45,25 @@ VECTOR_CLONES static void rank_extreme(uint16_t *d, const uint16_t *a, const uin
             d[i] = a[i] < b[i] ? a[i] : b[i];
 }
 
+VECTOR_CLONES static void rank_extreme8(uint8_t *d, const uint8_t *a, const uint8_t *b, size_t n, int max)
+{
+    if (max)
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] > b[i] ? a[i] : b[i];
+    else
+        for (size_t i = 0; i < n; i++)
+            d[i] = a[i] < b[i] ? a[i] : b[i];
+}
+
+/* d[i] = the extreme of a[i] and b[i], n samples in lanes of `lane` bytes (1 or 2). */
+static void extreme(void *d, const void *a, const void *b, size_t n, int max, size_t lane)
+{
+    if (lane == 1)
+        rank_extreme8(d, a, b, n, max);
+    else
+        rank_extreme(d, a, b, n, max);
+}
+
 /* Rows [y0, y1) of the input into mid. */
 static void rows_band(void *ctx, int k)
 {
@@ -135,41 +154,51 @@ static void strip(void *ctx, int k)
     free(g);
 }
 
-/* Both radii up to DIRECT: output rows [y0, y1) of band k directly.  Each
- * source row's extremes over 2Rx + 1 pixels go into a ring of 2Ry + 1 rows
- * (slot (row + Ry) mod K; a row outside the image under the zero border is
- * zeros), each row once; an output row is the extreme of the ring. */
+/* Both radii up to DIRECT: output rows [y0, y1) of band k directly, in
+ * lanes of the sample's size.  Each source row's extremes over 2Rx + 1
+ * pixels go into a ring of 2Ry + 1 rows (slot (row + Ry) mod K; a row
+ * outside the image under the zero border is zeros), each row once; an
+ * output row is the extreme of the ring.  A row's windows come by doubling:
+ * the padded line's extremes over 2, 4, ... m pixels (m the largest power
+ * of two in the window), then two such windows that overlap to cover it. */
 static void direct_band(void *ctx, int k)
 {
     struct rank *m = ctx;
     const gf_image *in = m->in;
     const long W = in->width, H = in->height, C = in->channels, n = W * C;
     const long Rx = gf_rank_radius(m->s->rank.radius, W), Ry = gf_rank_radius(m->s->rank.radius, H), K = 2 * Ry + 1;
-    const long y0 = k * m->per, y1 = y0 + m->per < H ? y0 + m->per : H;
+    const long y0 = k * m->per, y1 = y0 + m->per < H ? y0 + m->per : H, span = 2 * Rx + 1;
     const int max = m->s->rank.max;
-    uint16_t *line = malloc(((size_t)(n + 2 * Rx * C) + (size_t)(K + 1) * n) * sizeof *line);
+    const size_t lane = in->depth == 8 ? 1 : 2, L = (size_t)(n + 2 * Rx * C);
+    uint8_t *line = malloc((L + (size_t)(K + 1) * (size_t)n) * lane);
     if (!line) {
         atomic_store(&m->failed, 1);
         return;
     }
-    uint16_t *ring = line + n + 2 * Rx * C, *d = ring + K * n;
+    uint8_t *ring = line + L * lane, *d = ring + (size_t)(K * n) * lane;
+    long pow = 1;
+    while (2 * pow <= span)
+        pow *= 2;
     for (long y = y0; y < y1; y++) {
         for (long r = y == y0 ? y - Ry : y + Ry; r <= y + Ry; r++) {
-            uint16_t *h = ring + ((r + Ry) % K) * n;
+            uint8_t *h = ring + (size_t)(((r + Ry) % K) * n) * lane;
             const long sy = gf_border_index(r, H, m->s->border);
             if (sy < 0) {
-                memset(h, 0, (size_t)n * sizeof *h);
+                memset(h, 0, (size_t)n * lane);
                 continue;
             }
-            gf_pad_line(in, sy, m->mx, (int)Rx, line, 2);
-            memcpy(h, line, (size_t)n * sizeof *h);
-            for (long i = 1; i <= 2 * Rx; i++)
-                rank_extreme(h, h, line + i * C, (size_t)n, max);
+            gf_pad_line(in, sy, m->mx, (int)Rx, line, (int)lane);
+            for (long w = 1; w < pow; w *= 2) /* windows of 2w from two of w */
+                extreme(line, line, line + (size_t)(w * C) * lane, L - (size_t)((2 * w - 1) * C), max, lane);
+            extreme(h, line, line + (size_t)((span - pow) * C) * lane, (size_t)n, max, lane);
         }
-        memcpy(d, ring, (size_t)n * sizeof *d);
+        memcpy(d, ring, (size_t)n * lane);
         for (long q = 1; q < K; q++)
-            rank_extreme(d, d, ring + q * n, (size_t)n, max);
-        gf_store_line(m->out, y, d);
+            extreme(d, d, ring + (size_t)(q * n) * lane, (size_t)n, max, lane);
+        if (lane == 1)
+            memcpy((uint8_t *)m->out->data + (size_t)y * (size_t)n, d, (size_t)n);
+        else
+            gf_store_line(m->out, y, (const uint16_t *)d);
     }
     free(line);
 }
