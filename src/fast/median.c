@@ -18,6 +18,11 @@
 #include "../parallel.h"
 #include "line.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* jamming the offsets' loops into the samples' loop would leave the latter scalar */
+#pragma GCC optimize("no-loop-unroll-and-jam")
+#endif
+
 struct median {
     const gf_step *s;
     const gf_image *in;
@@ -102,27 +107,42 @@ static void band3(struct median *m, long y0, long y1)
     free(buf);
 }
 
-/* The selection, for whole rows of 16-bit lanes: t[j] = m[j] | bit;
- * below[j] counts the window's samples under t[j], a pass for each window
- * offset (a source line shifted by a multiple of C); m[j] = t[j] where
- * below[j] <= k. */
-VECTOR_CLONES static void median_try(uint16_t *t, uint16_t *below, const uint16_t *m, uint16_t bit, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        t[j] = m[j] | bit, below[j] = 0;
-}
+/* The selection, CHUNK samples at a time with the counts in registers:
+ * for each bit from the top, t = res | bit, below counts the window's
+ * samples under t (its K x K offsets: K source lines, each shifted by
+ * multiples of C), and res = t where below <= k.  Lanes of the sample's
+ * size: 8-bit images up to radius 7 count in bytes (K * K <= 225). */
+enum { CHUNK = 64 };
 
-VECTOR_CLONES static void median_count(uint16_t *below, const uint16_t *t, const uint16_t *l, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        below[j] += l[j] < t[j];
-}
-
-VECTOR_CLONES static void median_keep(uint16_t *m, const uint16_t *t, const uint16_t *below, uint16_t k, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        m[j] = below[j] <= k ? t[j] : m[j];
-}
+#define MEDIAN_SELECT(NAME, T)                                                                                         \
+    static inline void NAME##_chunk(T *const *rows, T *res, size_t e0, size_t len, long K, size_t C, int bits, T k)    \
+    {                                                                                                                  \
+        T r[CHUNK] = {0}, t[CHUNK], below[CHUNK];                                                                      \
+        for (int b = bits - 1; b >= 0; b--) {                                                                          \
+            for (size_t j = 0; j < len; j++)                                                                           \
+                t[j] = (T)(r[j] | (1u << b)), below[j] = 0;                                                            \
+            for (long q = 0; q < K; q++)                                                                               \
+                for (long i = 0; i < K; i++) {                                                                         \
+                    const T *l = rows[q] + e0 + (size_t)i * C;                                                         \
+                    for (size_t j = 0; j < len; j++)                                                                   \
+                        below[j] = (T)(below[j] + (l[j] < t[j]));                                                      \
+                }                                                                                                      \
+            for (size_t j = 0; j < len; j++)                                                                           \
+                r[j] = below[j] <= k ? t[j] : r[j];                                                                    \
+        }                                                                                                              \
+        memcpy(res + e0, r, len * sizeof *r);                                                                          \
+    }                                                                                                                  \
+    VECTOR_CLONES static void NAME(T *const *rows, T *res, size_t n, long K, size_t C, int bits, T k)                  \
+    {                                                                                                                  \
+        const size_t whole = n / CHUNK * CHUNK;                                                                        \
+        for (size_t e = 0; e < whole; e += CHUNK)                                                                      \
+            NAME##_chunk(rows, res, e, CHUNK, K, C, bits, k);                                                          \
+        if (whole < n)                                                                                                 \
+            NAME##_chunk(rows, res, whole, n - whole, K, C, bits, k);                                                  \
+    }
+MEDIAN_SELECT(median_select8, uint8_t)
+MEDIAN_SELECT(median_select16, uint16_t)
+#undef MEDIAN_SELECT
 
 /* Radius 2 and more: output j is the largest m with at most k = n / 2 of
  * the window's n samples below it, found a bit at a time from the top (the
@@ -133,29 +153,35 @@ static void band_select(struct median *m, long y0, long y1)
     const gf_image *in = m->in;
     const long R = m->s->rank.radius, K = 2 * R + 1;
     const size_t C = (size_t)in->channels, n = (size_t)in->width * C, pad = n + 2 * (size_t)R * C;
-    const uint16_t k = (uint16_t)(K * K / 2); /* K * K <= 961: counts fit 16 bits */
-    uint16_t *buf = malloc(((size_t)K * pad + 3 * n) * sizeof *buf);
+    const size_t lane = in->depth == 8 && K * K < 256 ? 1 : 2;
+    const unsigned k = (unsigned)(K * K / 2);                 /* K * K <= 961: counts fit 16 bits */
+    uint8_t *ring = malloc((size_t)K * pad * lane + n), *res; /* the ring, then the byte lanes' result */
+    uint16_t *wide = malloc(n * sizeof *wide);                /* the result in 16-bit lanes, for the store */
+    void **rows = malloc((size_t)K * sizeof *rows);
     int none = GF_OK;
-    if (!buf) {
+    if (!ring || !wide || !rows) {
         atomic_compare_exchange_strong(&m->failed, &none, (int)GF_ENOMEM);
-        return;
+        goto out;
     }
-    uint16_t *ring = buf, *res = buf + (size_t)K * pad, *t = res + n, *below = t + n;
+    res = ring + (size_t)K * pad * lane;
+    for (long q = 0; q < K; q++)
+        rows[q] = ring + (size_t)q * pad * lane;
     for (long y = y0; y < y1; y++) {
         /* source rows y - R .. y + R sit in slots (row + R) % K: a new band fills all, a new row one */
         for (long r = y == y0 ? y - R : y + R; r <= y + R; r++)
-            gf_pad_line(in, m->my[r + R], m->mx, (int)R, ring + (size_t)((r + R) % K) * pad, 2);
-        memset(res, 0, n * sizeof *res);
-        for (int b = in->depth - 1; b >= 0; b--) {
-            median_try(t, below, res, (uint16_t)(1u << b), n);
-            for (long q = 0; q < K; q++)
-                for (long i = 0; i < K; i++)
-                    median_count(below, t, ring + (size_t)q * pad + (size_t)i * C, n);
-            median_keep(res, t, below, k, n);
-        }
-        store_row(m, y, res);
+            gf_pad_line(in, m->my[r + R], m->mx, (int)R, rows[(r + R) % K], (int)lane);
+        if (lane == 1) {
+            median_select8((uint8_t *const *)rows, res, n, K, C, 8, (uint8_t)k);
+            for (size_t j = 0; j < n; j++)
+                wide[j] = res[j];
+        } else
+            median_select16((uint16_t *const *)rows, wide, n, K, C, in->depth, (uint16_t)k);
+        store_row(m, y, wide);
     }
-    free(buf);
+out:
+    free(ring);
+    free(wide);
+    free(rows);
 }
 
 static void band(void *ctx, int k)
