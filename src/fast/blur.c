@@ -53,8 +53,8 @@ enum { CHUNK = 32 }; /* samples through every tap at a time */
 
 /* Samples e0..e0+len-1 (len <= CHUNK) of an 8-bit row through the
  * horizontal taps; mid is the padded line from the row's first pixel. */
-static inline void hchunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t len, const uint32_t *q, int R,
-                           size_t c, int sh1)
+static inline void hchunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,
+                           int sh1)
 {
     uint32_t acc[CHUNK];
     for (size_t k = 0; k < len; k++)
@@ -69,8 +69,8 @@ static inline void hchunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t l
         t[e0 + k] = (uint16_t)((acc[k] + half) >> sh1);
 }
 
-static inline void hchunk16(const uint64_t *mid, uint32_t *t, size_t e0, size_t len, const uint32_t *q, int R,
-                            size_t c, int sh1)
+static inline void hchunk16(const uint64_t *mid, uint32_t *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,
+                            int sh1)
 {
     uint64_t acc[CHUNK];
     for (size_t k = 0; k < len; k++)

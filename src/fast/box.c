@@ -128,8 +128,8 @@ VECTOR_CLONES static void slide_mean8(uint32_t *acc, const uint16_t *add, const 
     }
 }
 
-static void slide_mean_wide(uint64_t *acc, const uint64_t *add, const uint64_t *sub, gf_image *out, size_t at,
-                            size_t n, uint64_t count)
+static void slide_mean_wide(uint64_t *acc, const uint64_t *add, const uint64_t *sub, gf_image *out, size_t at, size_t n,
+                            uint64_t count)
 {
     const uint64_t half = count / 2;
     const double inverse = 1.0 / (double)count;
@@ -181,7 +181,8 @@ static void band(void *ctx, int k)
         goto out;
     }
     /* padded row position j's intermediate row, made where it enters the window */
-#define ROW(j) (ring ? ring + (size_t)((j) % slots) * bytes : b->my[j] >= 0 ? (char *)b->t + (size_t)b->my[j] * bytes : zero)
+#define ROW(j)                                                                                                         \
+    (ring ? ring + (size_t)((j) % slots) * bytes : b->my[j] < 0 ? zero : (char *)b->t + (size_t)b->my[j] * bytes)
     for (long y = y0 - 1; y < y1; y++) { /* the window of y is rows y .. y + 2R */
         for (long j = y == y0 - 1 ? y0 : y + 2 * R; j <= y + 2 * R; j++)
             if (ring)
@@ -199,8 +200,8 @@ static void band(void *ctx, int k)
             slide_mean8((uint32_t *)acc, (const uint16_t *)enter, (const uint16_t *)leave,
                         (uint8_t *)b->out->data + (size_t)y * n, n, (uint32_t)count);
         else
-            slide_mean_wide((uint64_t *)acc, (const uint64_t *)enter, (const uint64_t *)leave, b->out, (size_t)y * n,
-                            n, count);
+            slide_mean_wide((uint64_t *)acc, (const uint64_t *)enter, (const uint64_t *)leave, b->out, (size_t)y * n, n,
+                            count);
     }
 #undef ROW
 out:

@@ -37,7 +37,7 @@ static ptrdiff_t source(const struct orient *m, int x, int y, size_t px)
     do {                                                                                                               \
         if (dx == -(ptrdiff_t)sizeof(T))                                                                               \
             for (size_t x = 0; x < n; x++)                                                                             \
-                memcpy((T *)d + x, s - x * sizeof(T), sizeof(T));                                                     \
+                memcpy((T *)d + x, s - x * sizeof(T), sizeof(T));                                                      \
         else                                                                                                           \
             for (size_t x = 0; x < n; x++, s += dx)                                                                    \
                 memcpy((T *)d + x, s, sizeof(T));                                                                      \
