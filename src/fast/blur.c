@@ -274,12 +274,7 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
         goto out;
     b.q = q, b.mx = mx, b.my = my;
     threads = threads < 1 ? 1 : threads;
-    /* bands of rows, a few a thread so that uneven cores even out; with a
-     * ring, at least 8R rows where the image allows (each band makes 2R
-     * rows more than it writes) */
-    b.rows = threads == 1 ? H : (H + 4 * threads - 1) / (4 * threads);
-    if (ring && b.rows < 8 * R)
-        b.rows = 8 * R < (H + threads - 1) / threads ? 8 * R : (H + threads - 1) / threads;
+    b.rows = (int)gf_band_rows(H, R, threads);
     const int bands = (H + b.rows - 1) / b.rows;
     if (!ring)
         gf_parallel_for(bands, threads, horizontal, &b);

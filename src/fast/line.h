@@ -66,6 +66,23 @@ static inline void gf_pad_line(const gf_image *in, long sy, const long *map, int
     }
 }
 
+/* Rows a band, for a pass over H rows whose window reaches R rows each way,
+ * on `threads` threads, each band keeping its window's rows in a ring: one
+ * band for one thread; else a few bands a thread so that uneven cores even
+ * out, but bands of at least 8R rows where the image allows (a band makes
+ * 2R rows more than it writes), as many as a multiple of the threads. */
+static inline long gf_band_rows(long H, long R, int threads)
+{
+    if (threads <= 1)
+        return H;
+    long bands = 4L * threads;
+    if (H / bands < 8 * R) {
+        const long m = H / (8 * R * threads);
+        bands = threads * (m < 1 ? 1 : m);
+    }
+    return (H + bands - 1) / bands;
+}
+
 /* Row y of `out` from a row of its samples in 16-bit lanes. */
 static inline void gf_store_line(gf_image *out, long y, const uint16_t *d)
 {

@@ -206,7 +206,7 @@ gf_status gf_fast_median(const gf_step *s, const gf_image *in, gf_image *out, in
         (st = border_map(in->height, s->rank.radius, s->border, &my)))
         goto out;
     m.mx = mx, m.my = my;
-    m.per = (in->height + 4L * threads - 1) / (4L * threads);
+    m.per = gf_band_rows(in->height, s->rank.radius, threads);
     atomic_init(&m.failed, GF_OK);
     gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, band, &m);
     st = (gf_status)atomic_load(&m.failed);

@@ -211,11 +211,12 @@ gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int 
     const size_t N = (size_t)in->width * in->channels;
     struct rank m = {.s = s, .in = in, .out = out};
     atomic_init(&m.failed, 0);
-    m.per = (in->height + 4L * threads - 1) / (4L * threads);
-    const int tasks = (int)((in->height + m.per - 1) / m.per);
     const long rx = gf_rank_radius(s->rank.radius, in->width), ry = gf_rank_radius(s->rank.radius, in->height);
+    const int direct = rx <= DIRECT && ry <= DIRECT;
+    m.per = direct ? gf_band_rows(in->height, ry, threads) : (in->height + 4L * threads - 1) / (4L * threads);
+    const int tasks = (int)((in->height + m.per - 1) / m.per);
     gf_status st;
-    if (rx <= DIRECT && ry <= DIRECT) {
+    if (direct) {
         long *mx = NULL;
         if ((st = border_map(in->width, rx, s->border, &mx)))
             return st;
