@@ -86,10 +86,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const gf_convolve_args &k = s->convolve;
     const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
     const size_t smem = smem_bytes(k, in->channels, in->depth);
-    int64_t abs_sum = 0;
-    for (int i = 0; i < k.w * k.h; i++)
-        abs_sum += k.q[i] < 0 ? -(int64_t)k.q[i] : k.q[i];
-    const bool narrow = abs_sum * gf_maxval(in->depth) < ((int64_t)1 << 31); // every partial sum fits 32 bits
+    const bool narrow = gf_convolve_narrow(&k, in->depth); // every partial sum fits 32 bits
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         auto launch = [&](auto kernel) -> cudaError_t {
             if (!gf_fit_smem(kernel, smem))

@@ -193,6 +193,13 @@ __host__ __device__ constexpr int gf_lane_words(int n)
     return (n / 2 + 2) & ~1;
 }
 
+// Halves o and o + 1 of a row of 16-bit lanes, as one word.
+__device__ __forceinline__ uint32_t gf_lanes_at(const uint32_t *row, int o)
+{
+    const uint32_t lo = row[o >> 1];
+    return o & 1 ? __byte_perm(lo, row[(o >> 1) + 1], 0x5432) : lo;
+}
+
 // The two 16-bit lanes of v as samples idx and idx + 1 of an image (at o =
 // the image + idx); the second only if `both`.  One store where they are
 // aligned together.

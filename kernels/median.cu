@@ -24,13 +24,6 @@ constexpr int TX = 32, TY = 16, THREADS_Y = 8;
 // ---- R = 1: a tile of M3 x M3 pixels in 16-bit lanes, two samples a word.
 constexpr int M3 = 32, M3_THREADS = 256;
 
-// Halves o and o + 1 of a row of 16-bit lanes, as one word.
-__device__ __forceinline__ uint32_t lanes_at(const uint32_t *row, int o)
-{
-    const uint32_t lo = row[o >> 1];
-    return o & 1 ? __byte_perm(lo, row[(o >> 1) + 1], 0x5432) : lo;
-}
-
 __device__ __forceinline__ void order(uint32_t &a, uint32_t &b)
 {
     const uint32_t t = __vminu2(a, b);
@@ -67,7 +60,7 @@ __global__ void __launch_bounds__(M3_THREADS)
 #pragma unroll
         for (int q = 0; q < 3; q++) {
             const uint32_t *f = foot + (r + q) * FW;
-            uint32_t a = lanes_at(f, 2 * j), b = lanes_at(f, 2 * j + C), c = lanes_at(f, 2 * j + 2 * C);
+            uint32_t a = gf_lanes_at(f, 2 * j), b = gf_lanes_at(f, 2 * j + C), c = gf_lanes_at(f, 2 * j + 2 * C);
             order(a, b), order(b, c), order(a, b);
             least = q ? __vimax3_u16x2(least, a, least) : a;
             most = q ? __vimin3_u16x2(most, c, most) : c;
@@ -75,7 +68,7 @@ __global__ void __launch_bounds__(M3_THREADS)
         }
         uint32_t v = med3(least, med3(mid[0], mid[1], mid[2]), most);
         if constexpr (ALPHA) { // the lanes that hold alpha take the centre's
-            const uint32_t centre = lanes_at(foot + (r + 1) * FW, 2 * j + C);
+            const uint32_t centre = gf_lanes_at(foot + (r + 1) * FW, 2 * j + C);
             const uint32_t keep = ((2 * j) % C == C - 1 ? 0xffffu : 0) | ((2 * j + 1) % C == C - 1 ? 0xffff0000u : 0);
             v = (v & ~keep) | (centre & keep);
         }

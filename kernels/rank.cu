@@ -79,13 +79,6 @@ template <bool MAX> __device__ __forceinline__ uint32_t extreme3(uint32_t a, uin
     return MAX ? __vimax3_u16x2(a, b, c) : __vimin3_u16x2(a, b, c);
 }
 
-// Halves o and o + 1 of a row of 16-bit lanes, as one word.
-__device__ __forceinline__ uint32_t lanes_at(const uint32_t *row, int o)
-{
-    const uint32_t lo = row[o >> 1];
-    return o & 1 ? __byte_perm(lo, row[(o >> 1) + 1], 0x5432) : lo;
-}
-
 template <typename T, int C, bool MAX>
 __global__ void __launch_bounds__(TILE_THREADS)
     rank_tile(const T *__restrict__ in, T *__restrict__ out, int W, int H, int R, int border)
@@ -101,7 +94,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
         const uint32_t *f = foot + r * fw;
         uint32_t v = f[j];
         for (int i = 1; i < 2 * R; i += 2)
-            v = extreme3<MAX>(v, lanes_at(f, 2 * j + i * C), lanes_at(f, 2 * j + (i + 1) * C));
+            v = extreme3<MAX>(v, gf_lanes_at(f, 2 * j + i * C), gf_lanes_at(f, 2 * j + (i + 1) * C));
         rows[e] = v;
     }
     __syncthreads();
