@@ -202,38 +202,39 @@ static void vertical_row(const struct blur *b, const void *const *r, long y)
 
 /* Band k of the output rows.  With a ring (b->t NULL), padded row position
  * j (source row my[j]) lives in ring slot j mod (2R + 1); without, the
- * rows are read from the whole intermediate, where a row of zeros stands
- * for the rows the border leaves out. */
+ * rows are read from the whole intermediate, a row of zeros standing for
+ * those the border leaves out.  The padded line's lanes are twice the
+ * intermediate's. */
 static void band(void *ctx, int k)
 {
     struct blur *b = ctx;
     const gf_image *in = b->in;
     const long H = in->height, R = b->R, span = 2 * R + 1;
-    const size_t n = (size_t)in->width * (size_t)in->channels, lane = in->depth == 16 ? 4 : 2;
+    const size_t n = (size_t)in->width * (size_t)in->channels, lane = in->depth == 16 ? 4 : 2, bytes = n * lane;
     const long y0 = (long)k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
     const void **r = malloc((size_t)span * sizeof *r);
-    char *p = NULL, *ring = NULL;
-    if (!r || !(p = malloc(((size_t)in->width + 2 * (size_t)R) * (size_t)in->channels * lane * 2)) ||
-        !(ring = b->t ? calloc(n ? n : 1, lane) : malloc((size_t)span * n * lane))) {
+    char *p = malloc(((size_t)in->width + 2 * (size_t)R) * (size_t)in->channels * lane * 2);
+    char *ring = b->t ? NULL : malloc((size_t)span * bytes), *zero = b->t ? calloc(n ? n : 1, lane) : NULL;
+    if (!r || !p || (b->t ? !zero : !ring)) {
         atomic_store(&b->failed, 1);
         goto out;
     }
     for (long y = y0; y < y1; y++) {
-        if (b->t) /* ring is a row of zeros */
-            for (long j = 0; j < span; j++)
-                r[j] = b->my[y + j] >= 0 ? (const char *)b->t + (size_t)b->my[y + j] * n * lane : ring;
-        else {
+        if (ring) {
             for (long j = y == y0 ? y : y + 2 * R; j <= y + 2 * R; j++)
-                horizontal_row(b, b->my[j], p, ring + (size_t)(j % span) * n * lane);
+                horizontal_row(b, b->my[j], p, ring + (size_t)(j % span) * bytes);
             for (long j = 0; j < span; j++)
-                r[j] = ring + (size_t)((y + j) % span) * n * lane;
-        }
+                r[j] = ring + (size_t)((y + j) % span) * bytes;
+        } else
+            for (long j = 0; j < span; j++)
+                r[j] = b->my[y + j] < 0 ? zero : (const char *)b->t + (size_t)b->my[y + j] * bytes;
         vertical_row(b, r, y);
     }
 out:
     free(r);
     free(p);
     free(ring);
+    free(zero);
 }
 
 /* Without a ring: the horizontal pass over the source rows of band k. */

@@ -183,18 +183,17 @@ static void band(void *ctx, int k)
     /* padded row position j's intermediate row, made where it enters the window */
 #define ROW(j)                                                                                                         \
     (ring ? ring + (size_t)((j) % slots) * bytes : b->my[j] < 0 ? zero : (char *)b->t + (size_t)b->my[j] * bytes)
-    for (long y = y0 - 1; y < y1; y++) { /* the window of y is rows y .. y + 2R */
-        for (long j = y == y0 - 1 ? y0 : y + 2 * R; j <= y + 2 * R; j++)
-            if (ring)
-                horizontal_row(b, b->my[j], p, ROW(j));
-        if (y < y0) { /* all of the first window but its last row */
-            for (long j = y0; j < y0 + 2 * R; j++)
-                if (b->narrow)
-                    gather32((uint32_t *)acc, (const uint16_t *)ROW(j), n);
-                else
-                    gather64((uint64_t *)acc, (const uint64_t *)ROW(j), n);
-            continue;
-        }
+    for (long j = y0; j < y0 + 2 * R; j++) { /* the first window but its last row */
+        if (ring)
+            horizontal_row(b, b->my[j], p, ROW(j));
+        if (b->narrow)
+            gather32((uint32_t *)acc, (const uint16_t *)ROW(j), n);
+        else
+            gather64((uint64_t *)acc, (const uint64_t *)ROW(j), n);
+    }
+    for (long y = y0; y < y1; y++) { /* the window of y is rows y .. y + 2R: y + 2R enters, y - 1 leaves */
+        if (ring)
+            horizontal_row(b, b->my[y + 2 * R], p, ROW(y + 2 * R));
         const char *enter = ROW(y + 2 * R), *leave = y > y0 ? ROW(y - 1) : zero;
         if (b->narrow)
             slide_mean8((uint32_t *)acc, (const uint16_t *)enter, (const uint16_t *)leave,
