@@ -25,6 +25,24 @@ struct resize {
     atomic_int failed;
 };
 
+/* Output samples [0, OW) of an 8-bit row p into t: each pixel's n taps
+ * times its window's samples, all C channels a tap (C a constant where
+ * inlined). */
+static inline void row8(const uint8_t *p, int32_t *t, const gf_resize_taps *tx, int OW, int C)
+{
+    const int n = tx->n;
+    for (int x = 0; x < OW; x++) {
+        const int32_t *w = tx->w + (size_t)x * n;
+        const uint8_t *q = p + (size_t)tx->start[x] * C;
+        int32_t sum[4] = {0, 0, 0, 0};
+        for (int k = 0; k < n; k++)
+            for (int c = 0; c < C; c++)
+                sum[c] += w[k] * q[k * C + c];
+        for (int c = 0; c < C; c++)
+            t[x * C + c] = gf_resize_mid(sum[c]);
+    }
+}
+
 /* Rows y0 .. y1 of the input into the intermediate. */
 static void rows_pass(const struct resize *m, int y0, int y1)
 {
@@ -32,25 +50,24 @@ static void rows_pass(const struct resize *m, int y0, int y1)
     const int W = in->width, C = in->channels, OW = m->out->width, n = m->tx.n;
     for (int y = y0; y < y1; y++) {
         int32_t *t = m->mid + (size_t)y * OW * C;
+        if (in->depth == 8) {
+            const uint8_t *p = (const uint8_t *)in->data + (size_t)y * W * C;
+            switch (C) {
+            case 1: row8(p, t, &m->tx, OW, 1); break;
+            case 2: row8(p, t, &m->tx, OW, 2); break;
+            case 3: row8(p, t, &m->tx, OW, 3); break;
+            default: row8(p, t, &m->tx, OW, 4); break;
+            }
+            continue;
+        }
         for (int x = 0; x < OW; x++) {
             const int32_t *w = m->tx.w + (size_t)x * n;
-            const size_t at = ((size_t)y * W + (size_t)m->tx.start[x]) * C;
-            if (in->depth == 8) {
-                const uint8_t *p = (const uint8_t *)in->data + at;
-                for (int c = 0; c < C; c++) {
-                    int32_t sum = 0;
-                    for (int k = 0; k < n; k++)
-                        sum += w[k] * p[k * C + c];
-                    t[x * C + c] = gf_resize_mid(sum);
-                }
-            } else {
-                const uint16_t *p = (const uint16_t *)in->data + at;
-                for (int c = 0; c < C; c++) {
-                    int64_t sum = 0;
-                    for (int k = 0; k < n; k++)
-                        sum += (int64_t)w[k] * p[k * C + c];
-                    t[x * C + c] = gf_resize_mid(sum);
-                }
+            const uint16_t *p = (const uint16_t *)in->data + ((size_t)y * W + (size_t)m->tx.start[x]) * C;
+            for (int c = 0; c < C; c++) {
+                int64_t sum = 0;
+                for (int k = 0; k < n; k++)
+                    sum += (int64_t)w[k] * p[k * C + c];
+                t[x * C + c] = gf_resize_mid(sum);
             }
         }
     }
