@@ -21,6 +21,7 @@ struct resize {
     gf_image *out;
     gf_resize_taps tx, ty;
     int32_t *mid; /* OW C x H */
+    int32_t *run; /* gray 8-bit rows: find_runs's, or NULL */
     int rows;     /* per task */
     atomic_int failed;
 };
@@ -43,6 +44,59 @@ static inline void row8(const uint8_t *p, int32_t *t, const gf_resize_taps *tx, 
     }
 }
 
+/* Gray 8-bit rows: where consecutive outputs' windows step by the same S
+ * (2 or 4) samples with the same weights (the inside of a shrink by a
+ * whole factor), a run of at least CHUNK outputs goes CHUNK at a time
+ * through every tap, the sums in registers.  run[x]: the end of the run
+ * that starts at output x, else 0; NULL (no memory) leaves every output to
+ * row8. */
+enum { CHUNK = 32 };
+
+static int32_t *find_runs(const gf_resize_taps *t, int OW)
+{
+    int32_t *run = calloc((size_t)OW, sizeof *run);
+    const size_t n = (size_t)t->n;
+    for (int x = 0; run && x + 1 < OW;) {
+        const int32_t S = t->start[x + 1] - t->start[x];
+        int e = x + 1;
+        if (S == 2 || S == 4)
+            while (e < OW && t->start[e] - t->start[e - 1] == S &&
+                   !memcmp(t->w + e * n, t->w + x * n, n * sizeof *t->w))
+                e++;
+        if (e - x >= CHUNK)
+            run[x] = e;
+        x = e - x >= CHUNK ? e : x + 1;
+    }
+    return run;
+}
+
+/* len <= CHUNK outputs of a run from q (its first window) with weights w;
+ * the sums below 2^23, so gf_resize_mid's rounding in 32 bits. */
+static inline void run_chunk(const uint8_t *q, int32_t *t, const int32_t *w, int n, int len, int S)
+{
+    int32_t acc[CHUNK];
+    for (int j = 0; j < len; j++)
+        acc[j] = 0;
+    for (int k = 0; k < n; k++) {
+        const int32_t wk = w[k];
+        for (int j = 0; j < len; j++)
+            acc[j] += wk * q[S * j + k];
+    }
+    for (int j = 0; j < len; j++)
+        t[j] = (acc[j] + (1 << (GF_RESIZE_BITS - 9))) >> (GF_RESIZE_BITS - 8);
+}
+
+VECTOR_CLONES static void resize_run(const uint8_t *q, int32_t *t, const int32_t *w, int n, int len, int S)
+{
+    for (int j = 0; j < len; j += CHUNK) {
+        const int m = len - j < CHUNK ? len - j : CHUNK;
+        if (S == 2)
+            run_chunk(q + 2 * j, t + j, w, n, m, 2);
+        else
+            run_chunk(q + 4 * j, t + j, w, n, m, 4);
+    }
+}
+
 /* Rows y0 .. y1 of the input into the intermediate. */
 static void rows_pass(const struct resize *m, int y0, int y1)
 {
@@ -53,7 +107,18 @@ static void rows_pass(const struct resize *m, int y0, int y1)
         if (in->depth == 8) {
             const uint8_t *p = (const uint8_t *)in->data + (size_t)y * W * C;
             switch (C) {
-            case 1: row8(p, t, &m->tx, OW, 1); break;
+            case 1:
+                for (int x = 0; x < OW;) { /* the runs, and row8 between them */
+                    int e = x;
+                    while (e < OW && !(m->run && m->run[e]))
+                        e++;
+                    row8(p, t + x, &(gf_resize_taps){n, m->tx.start + x, m->tx.w + (size_t)x * n}, e - x, 1);
+                    if (e < OW)
+                        resize_run(p + m->tx.start[e], t + e, m->tx.w + (size_t)e * n, n, m->run[e] - e,
+                                   m->tx.start[e + 1] - m->tx.start[e]);
+                    x = e < OW ? m->run[e] : OW;
+                }
+                break;
             case 2: row8(p, t, &m->tx, OW, 2); break;
             case 3: row8(p, t, &m->tx, OW, 3); break;
             default: row8(p, t, &m->tx, OW, 4); break;
@@ -128,6 +193,8 @@ gf_status gf_fast_resize(const gf_step *s, const gf_image *in, gf_image *out, in
     gf_status st = gf_resize_plan(s, &is, &os, &m.tx, &m.ty);
     if (st)
         return st;
+    if (in->depth == 8 && in->channels == 1)
+        m.run = find_runs(&m.tx, out->width);
     if (!(st = alloc_array((size_t)out->width * in->channels * (size_t)in->height, sizeof *m.mid, (void **)&m.mid))) {
         m.rows = (in->height + 4 * threads - 1) / (4 * threads);
         gf_parallel_for((in->height + m.rows - 1) / m.rows, threads, rows_band, &m);
@@ -137,6 +204,7 @@ gf_status gf_fast_resize(const gf_step *s, const gf_image *in, gf_image *out, in
             st = gf_error(GF_ENOMEM, "out of memory for a resize row");
     }
     free(m.mid);
+    free(m.run);
     gf_resize_taps_free(&m.tx);
     gf_resize_taps_free(&m.ty);
     return st;
