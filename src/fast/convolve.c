@@ -72,6 +72,12 @@ static void band(void *ctx, int k)
     const long y0 = (long)k * m->rows, y1 = y0 + m->rows < in->height ? y0 + m->rows : in->height;
     const uint32_t max = gf_maxval(in->depth);
     const int64_t bias = gf_convolve_bias(m->s, in->depth);
+    /* convolve_round's bq and br: bias + 2^15 = bq 2^16 + br (arithmetic shift: a floor) */
+    const int64_t b = bias + 32768, bq = b >> 16;
+    const int32_t bq32 = (int32_t)(bq < -(1 << 20) ? -(1 << 20)
+                                   : bq > 1 << 20  ? 1 << 20
+                                                   : bq),
+                  br = (int32_t)(b & 0xffff);
     uint32_t *line = malloc((size_t)(W + 2 * m->rx) * C * sizeof *line);
     int64_t *gx = malloc((size_t)n * 2 * sizeof *gx), *gy = gx ? gx + n : NULL;
     if (!line || !gx) {
@@ -100,27 +106,20 @@ static void band(void *ctx, int k)
             }
         }
         const size_t row = (size_t)y * n;
-        if (m->narrow && !kn->edge) {                     /* whole rows, alpha patched after */
-            const int64_t b = bias + 32768, bq = b >> 16; /* arithmetic shift: a floor */
-            const int32_t q32 = (int32_t)(bq < -(1 << 20) ? -(1 << 20) : bq > 1 << 20 ? 1 << 20 : bq);
+        if (m->narrow && !kn->edge) { /* whole rows, alpha patched after */
             if (in->depth == 8)
-                convolve_out8((uint8_t *)m->out->data + row, nx, q32, (int32_t)(b & 0xffff), (int32_t)max, (size_t)n);
+                convolve_out8((uint8_t *)m->out->data + row, nx, bq32, br, (int32_t)max, (size_t)n);
             else
-                convolve_out16((uint16_t *)m->out->data + row, nx, q32, (int32_t)(b & 0xffff), (int32_t)max, (size_t)n);
-            for (long e = cc; cc < C && e < n; e += C)
-                put(m->out->data, row + e, in->depth, ld(in->data, row + e, in->depth));
-            continue;
-        }
-        for (long x = 0; x < W; x++) {
-            for (long c = 0; c < cc; c++) {
-                const long e = x * C + c;
-                const int64_t sx = m->narrow ? nx[e] : gx[e], sy = m->narrow ? ny[e] : gy[e];
-                put(m->out->data, row + e, in->depth,
-                    kn->edge ? gf_edge_value(sx, sy, max) : gf_convolve_value(sx, bias, max));
-            }
-            if (cc < C)
-                put(m->out->data, row + x * C + cc, in->depth, ld(in->data, row + x * C + cc, in->depth));
-        }
+                convolve_out16((uint16_t *)m->out->data + row, nx, bq32, br, (int32_t)max, (size_t)n);
+        } else
+            for (long x = 0; x < W; x++)
+                for (long c = 0; c < cc; c++) {
+                    const long e = x * C + c;
+                    const int64_t sx = m->narrow ? nx[e] : gx[e], sy = m->narrow ? ny[e] : gy[e];
+                    put(m->out->data, row + e, in->depth,
+                        kn->edge ? gf_edge_value(sx, sy, max) : gf_convolve_value(sx, bias, max));
+                }
+        gf_copy_alpha(in, m->out, (size_t)y * (size_t)W, (size_t)(y + 1) * (size_t)W);
     }
     free(line);
     free(gx);

@@ -16,7 +16,6 @@
 #include "../parallel.h"
 #include "line.h"
 
-
 struct laplacian {
     const gf_image *in;
     gf_image *out;
@@ -57,7 +56,7 @@ static void band(void *ctx, int k)
 {
     struct laplacian *l = ctx;
     const gf_image *in = l->in;
-    const int W = in->width, H = in->height, C = in->channels, d = in->depth, cc = gf_color_channels(C);
+    const int W = in->width, H = in->height, C = in->channels, d = in->depth;
     const size_t n = (size_t)W * (size_t)C, line = ((size_t)W + 2) * (size_t)C;
     int32_t *buf = malloc((3 * line + n) * sizeof *buf);
     if (!buf) {
@@ -74,9 +73,7 @@ static void band(void *ctx, int k)
         const size_t o = (size_t)y * n;
         for (size_t e = 0; e < n; e++)
             put(l->out->data, o + e, d, (uint32_t)r[e]);
-        for (int x = 0; cc < C && x < W; x++) /* alpha is copied */
-            put(l->out->data, o + (size_t)x * (size_t)C + (size_t)cc, d,
-                ld(in->data, o + (size_t)x * (size_t)C + (size_t)cc, d));
+        gf_copy_alpha(in, l->out, (size_t)y * (size_t)W, (size_t)(y + 1) * (size_t)W);
         int32_t *t = rows[0];
         rows[0] = rows[1], rows[1] = rows[2], rows[2] = t;
     }

@@ -83,15 +83,27 @@ static inline long gf_band_rows(long H, long R, int threads)
     return (H + bands - 1) / bands;
 }
 
-/* Row y of `out` from a row of its samples in 16-bit lanes. */
-static inline void gf_store_line(gf_image *out, long y, const uint16_t *d)
+/* Row y of `out` from a row of its samples in lanes of `lane` bytes (1:
+ * uint8, 8-bit images only; 2: uint16). */
+static inline void gf_store_line(gf_image *out, long y, const void *d, int lane)
 {
     const size_t n = (size_t)out->width * out->channels;
-    if (out->depth == 8)
-        for (size_t j = 0; j < n; j++)
-            ((uint8_t *)out->data)[(size_t)y * n + j] = (uint8_t)d[j];
+    const uint16_t *d16 = d;
+    if (lane == 1 || out->depth == 16)
+        memcpy((uint8_t *)out->data + (size_t)y * n * (size_t)(out->depth / 8), d, n * (size_t)lane);
     else
-        memcpy((uint16_t *)out->data + (size_t)y * n, d, n * sizeof *d);
+        for (size_t j = 0; j < n; j++)
+            ((uint8_t *)out->data)[(size_t)y * n + j] = (uint8_t)d16[j];
+}
+
+/* The alpha samples of pixels [first, end) of `out` from `in`'s, where the
+ * image has alpha (the fast paths that filter colour only). */
+static inline void gf_copy_alpha(const gf_image *in, gf_image *out, size_t first, size_t end)
+{
+    const size_t C = (size_t)in->channels;
+    if (gf_has_alpha(in->channels))
+        for (size_t e = first * C + C - 1; e < end * C; e += C)
+            put(out->data, e, in->depth, ld(in->data, e, in->depth));
 }
 
 #endif

@@ -69,16 +69,11 @@ VECTOR_CLONES static void median_rows3(uint16_t *d, uint16_t *const lo[3], uint1
     }
 }
 
-/* Output row y from its medians d (16-bit lanes), alpha the source's. */
-static void store_row(const struct median *m, long y, const uint16_t *d)
+/* Output row y from its medians d (lanes of `lane` bytes), alpha the source's. */
+static void store_row(const struct median *m, long y, const void *d, int lane)
 {
-    const gf_image *in = m->in;
-    const size_t C = (size_t)in->channels, cc = (size_t)gf_color_channels((int)C);
-    const size_t n = (size_t)in->width * C, row = (size_t)y * n;
-    gf_store_line(m->out, y, d);
-    if (cc < C)
-        for (size_t e = row + cc; e < row + n; e += C)
-            put(m->out->data, e, in->depth, ld(in->data, e, in->depth));
+    gf_store_line(m->out, y, d, lane);
+    gf_copy_alpha(m->in, m->out, (size_t)y * (size_t)m->in->width, (size_t)(y + 1) * (size_t)m->in->width);
 }
 
 static void band3(struct median *m, long y0, long y1)
@@ -102,7 +97,7 @@ static void band3(struct median *m, long y0, long y1)
             median_sort3(lo[q], mi[q], hi[q], line, n, C);
         }
         median_rows3(d, lo, mi, hi, n);
-        store_row(m, y, d);
+        store_row(m, y, d, 2);
     }
     free(buf);
 }
@@ -154,12 +149,11 @@ static void band_select(struct median *m, long y0, long y1)
     const long R = m->s->rank.radius, K = 2 * R + 1;
     const size_t C = (size_t)in->channels, n = (size_t)in->width * C, pad = n + 2 * (size_t)R * C;
     const size_t lane = in->depth == 8 && K * K < 256 ? 1 : 2;
-    const unsigned k = (unsigned)(K * K / 2);                 /* K * K <= 961: counts fit 16 bits */
-    uint8_t *ring = malloc((size_t)K * pad * lane + n), *res; /* the ring, then the byte lanes' result */
-    uint16_t *wide = malloc(n * sizeof *wide);                /* the result in 16-bit lanes, for the store */
+    const unsigned k = (unsigned)(K * K / 2);                   /* K * K <= 961: counts fit 16 bits */
+    uint8_t *ring = malloc(((size_t)K * pad + n) * lane), *res; /* the ring, then the result row */
     void **rows = malloc((size_t)K * sizeof *rows);
     int none = GF_OK;
-    if (!ring || !wide || !rows) {
+    if (!ring || !rows) {
         atomic_compare_exchange_strong(&m->failed, &none, (int)GF_ENOMEM);
         goto out;
     }
@@ -170,17 +164,14 @@ static void band_select(struct median *m, long y0, long y1)
         /* source rows y - R .. y + R sit in slots (row + R) % K: a new band fills all, a new row one */
         for (long r = y == y0 ? y - R : y + R; r <= y + R; r++)
             gf_pad_line(in, m->my[r + R], m->mx, (int)R, rows[(r + R) % K], (int)lane);
-        if (lane == 1) {
+        if (lane == 1)
             median_select8((uint8_t *const *)rows, res, n, K, C, 8, (uint8_t)k);
-            for (size_t j = 0; j < n; j++)
-                wide[j] = res[j];
-        } else
-            median_select16((uint16_t *const *)rows, wide, n, K, C, in->depth, (uint16_t)k);
-        store_row(m, y, wide);
+        else
+            median_select16((uint16_t *const *)rows, (uint16_t *)res, n, K, C, in->depth, (uint16_t)k);
+        store_row(m, y, res, (int)lane);
     }
 out:
     free(ring);
-    free(wide);
     free(rows);
 }
 

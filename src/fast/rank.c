@@ -195,10 +195,7 @@ static void direct_band(void *ctx, int k)
         memcpy(d, ring, (size_t)n * lane);
         for (long q = 1; q < K; q++)
             extreme(d, d, ring + (size_t)(q * n) * lane, (size_t)n, max, lane);
-        if (lane == 1)
-            memcpy((uint8_t *)m->out->data + (size_t)y * (size_t)n, d, (size_t)n);
-        else
-            gf_store_line(m->out, y, (const uint16_t *)d);
+        gf_store_line(m->out, y, d, (int)lane);
     }
     free(line);
 }

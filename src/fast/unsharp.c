@@ -12,6 +12,7 @@
 
 #include "../cpu/sample.h"
 #include "../parallel.h"
+#include "line.h"
 
 gf_fast_fn gf_fast_unsharp, gf_fast_blur;
 
@@ -48,9 +49,7 @@ static void band(void *ctx, int k)
     const uint8_t *v = (const uint8_t *)in->data + y0 * W * C;
     uint8_t *o = (uint8_t *)m->out->data + y0 * W * C;
     combine8(v, o, (y1 - y0) * W * C, (int32_t)gain, (int32_t)(t < 0 ? 0 : t > 511 ? 511 : t));
-    if (gf_has_alpha((int)C))
-        for (size_t p = 0; p < (y1 - y0) * W; p++)
-            o[p * C + C - 1] = v[p * C + C - 1];
+    gf_copy_alpha(in, m->out, y0 * W, y1 * W);
 }
 
 gf_status gf_fast_unsharp(const gf_step *s, const gf_image *in, gf_image *out, int threads)
