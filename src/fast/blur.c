@@ -51,123 +51,72 @@ struct blur {
 
 enum { CHUNK = 32 }; /* samples through every tap at a time */
 
-/* Samples e0..e0+len-1 (len <= CHUNK) of an 8-bit row through the
- * horizontal taps; mid is the padded line from the row's first pixel. */
-static inline void hchunk8(const uint32_t *mid, uint16_t *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,
-                           int sh1)
-{
-    uint32_t acc[CHUNK];
-    for (size_t k = 0; k < len; k++)
-        acc[k] = q[0] * mid[e0 + k];
-    for (int i = 1; i <= R; i++) {
-        const uint32_t w = q[i], *a = mid + e0 + (size_t)i * c, *b = mid + e0 - (size_t)i * c;
-        for (size_t k = 0; k < len; k++)
-            acc[k] += w * (a[k] + b[k]);
+/* The passes, for each lane width: TL the padded line's lanes, TM the
+ * intermediate's, TA the sums', TO the output samples'.
+ *
+ * hchunk: samples e0..e0+len-1 (len <= CHUNK) of a row through the
+ * horizontal taps, mid the padded line from the row's first pixel.  hrow:
+ * a row through them, p the padded line (W + 2R pixels), t the row's n =
+ * W*C results.  vchunk: samples e0..e0+len-1 of an output row from the
+ * intermediate rows r[0..2R] of its window (r[R] its own).  vrow: the
+ * whole output row. */
+#define BLUR_PASSES(S, TL, TM, TA, TO)                                                                                 \
+    static inline void hchunk##S(const TL *mid, TM *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,      \
+                                 int sh1)                                                                              \
+    {                                                                                                                  \
+        TA acc[CHUNK];                                                                                                 \
+        for (size_t k = 0; k < len; k++)                                                                               \
+            acc[k] = (TA)q[0] * mid[e0 + k];                                                                           \
+        for (int i = 1; i <= R; i++) {                                                                                 \
+            const TA w = q[i];                                                                                         \
+            const TL *a = mid + e0 + (size_t)i * c, *b = mid + e0 - (size_t)i * c;                                     \
+            for (size_t k = 0; k < len; k++)                                                                           \
+                acc[k] += w * (a[k] + b[k]);                                                                           \
+        }                                                                                                              \
+        const TA half = (TA)1 << (sh1 - 1);                                                                            \
+        for (size_t k = 0; k < len; k++)                                                                               \
+            t[e0 + k] = (TM)((acc[k] + half) >> sh1);                                                                  \
+    }                                                                                                                  \
+    VECTOR_CLONES static void hrow##S(const TL *p, TM *t, size_t n, const uint32_t *q, int R, int C, int sh1)          \
+    {                                                                                                                  \
+        const size_t c = (size_t)C, whole = n / CHUNK * CHUNK;                                                         \
+        const TL *mid = p + (size_t)R * c;                                                                             \
+        for (size_t e = 0; e < whole; e += CHUNK)                                                                      \
+            hchunk##S(mid, t, e, CHUNK, q, R, c, sh1);                                                                 \
+        if (whole < n)                                                                                                 \
+            hchunk##S(mid, t, whole, n - whole, q, R, c, sh1);                                                         \
+    }                                                                                                                  \
+    static inline void vchunk##S(const TM *const *r, TO *o, size_t e0, size_t len, const uint32_t *q, int R, int sh2,  \
+                                 uint32_t max)                                                                         \
+    {                                                                                                                  \
+        TA acc[CHUNK];                                                                                                 \
+        const TM *m = r[R] + e0;                                                                                       \
+        for (size_t k = 0; k < len; k++)                                                                               \
+            acc[k] = (TA)q[0] * m[k];                                                                                  \
+        for (int i = 1; i <= R; i++) {                                                                                 \
+            const TA w = q[i];                                                                                         \
+            const TM *a = r[R - i] + e0, *b = r[R + i] + e0;                                                           \
+            for (size_t k = 0; k < len; k++)                                                                           \
+                acc[k] += w * ((TA)a[k] + b[k]);                                                                       \
+        }                                                                                                              \
+        const TA half = (TA)1 << (sh2 - 1);                                                                            \
+        for (size_t k = 0; k < len; k++) {                                                                             \
+            const TA v = (acc[k] + half) >> sh2;                                                                       \
+            o[e0 + k] = (TO)(v > max ? max : v);                                                                       \
+        }                                                                                                              \
+    }                                                                                                                  \
+    VECTOR_CLONES static void vrow##S(const TM *const *r, TO *o, size_t n, const uint32_t *q, int R, int sh2,          \
+                                      uint32_t max)                                                                    \
+    {                                                                                                                  \
+        const size_t whole = n / CHUNK * CHUNK;                                                                        \
+        for (size_t e = 0; e < whole; e += CHUNK)                                                                      \
+            vchunk##S(r, o, e, CHUNK, q, R, sh2, max);                                                                 \
+        if (whole < n)                                                                                                 \
+            vchunk##S(r, o, whole, n - whole, q, R, sh2, max);                                                         \
     }
-    const uint32_t half = 1u << (sh1 - 1);
-    for (size_t k = 0; k < len; k++)
-        t[e0 + k] = (uint16_t)((acc[k] + half) >> sh1);
-}
-
-static inline void hchunk16(const uint64_t *mid, uint32_t *t, size_t e0, size_t len, const uint32_t *q, int R, size_t c,
-                            int sh1)
-{
-    uint64_t acc[CHUNK];
-    for (size_t k = 0; k < len; k++)
-        acc[k] = q[0] * mid[e0 + k];
-    for (int i = 1; i <= R; i++) {
-        const uint64_t w = q[i], *a = mid + e0 + (size_t)i * c, *b = mid + e0 - (size_t)i * c;
-        for (size_t k = 0; k < len; k++)
-            acc[k] += w * (a[k] + b[k]);
-    }
-    const uint64_t half = 1ull << (sh1 - 1);
-    for (size_t k = 0; k < len; k++)
-        t[e0 + k] = (uint32_t)((acc[k] + half) >> sh1);
-}
-
-/* One row through the horizontal taps: p is the padded line (W + 2R
- * pixels), t the row's n = W*C results. */
-VECTOR_CLONES static void hrow8(const uint32_t *p, uint16_t *t, size_t n, const uint32_t *q, int R, int C, int sh1)
-{
-    const size_t c = (size_t)C, whole = n / CHUNK * CHUNK;
-    const uint32_t *mid = p + (size_t)R * c;
-    for (size_t e = 0; e < whole; e += CHUNK)
-        hchunk8(mid, t, e, CHUNK, q, R, c, sh1);
-    if (whole < n)
-        hchunk8(mid, t, whole, n - whole, q, R, c, sh1);
-}
-
-VECTOR_CLONES static void hrow16(const uint64_t *p, uint32_t *t, size_t n, const uint32_t *q, int R, int C, int sh1)
-{
-    const size_t c = (size_t)C, whole = n / CHUNK * CHUNK;
-    const uint64_t *mid = p + (size_t)R * c;
-    for (size_t e = 0; e < whole; e += CHUNK)
-        hchunk16(mid, t, e, CHUNK, q, R, c, sh1);
-    if (whole < n)
-        hchunk16(mid, t, whole, n - whole, q, R, c, sh1);
-}
-
-/* Samples e0..e0+len-1 of an output row from the intermediate rows r[0..2R]
- * of its window (r[R] its own). */
-static inline void vchunk8(const uint16_t *const *r, uint8_t *o, size_t e0, size_t len, const uint32_t *q, int R,
-                           int sh2, uint32_t max)
-{
-    uint32_t acc[CHUNK];
-    const uint16_t *m = r[R] + e0;
-    for (size_t k = 0; k < len; k++)
-        acc[k] = q[0] * m[k];
-    for (int i = 1; i <= R; i++) {
-        const uint32_t w = q[i];
-        const uint16_t *a = r[R - i] + e0, *b = r[R + i] + e0;
-        for (size_t k = 0; k < len; k++)
-            acc[k] += w * ((uint32_t)a[k] + b[k]);
-    }
-    const uint32_t half = 1u << (sh2 - 1);
-    for (size_t k = 0; k < len; k++) {
-        const uint32_t v = (acc[k] + half) >> sh2;
-        o[e0 + k] = (uint8_t)(v > max ? max : v);
-    }
-}
-
-static inline void vchunk16(const uint32_t *const *r, uint16_t *o, size_t e0, size_t len, const uint32_t *q, int R,
-                            int sh2, uint32_t max)
-{
-    uint64_t acc[CHUNK];
-    const uint32_t *m = r[R] + e0;
-    for (size_t k = 0; k < len; k++)
-        acc[k] = (uint64_t)q[0] * m[k];
-    for (int i = 1; i <= R; i++) {
-        const uint64_t w = q[i];
-        const uint32_t *a = r[R - i] + e0, *b = r[R + i] + e0;
-        for (size_t k = 0; k < len; k++)
-            acc[k] += w * ((uint64_t)a[k] + b[k]);
-    }
-    const uint64_t half = 1ull << (sh2 - 1);
-    for (size_t k = 0; k < len; k++) {
-        const uint64_t v = (acc[k] + half) >> sh2;
-        o[e0 + k] = (uint16_t)(v > max ? max : v);
-    }
-}
-
-VECTOR_CLONES static void vrow8(const uint16_t *const *r, uint8_t *o, size_t n, const uint32_t *q, int R, int sh2,
-                                uint32_t max)
-{
-    const size_t whole = n / CHUNK * CHUNK;
-    for (size_t e = 0; e < whole; e += CHUNK)
-        vchunk8(r, o, e, CHUNK, q, R, sh2, max);
-    if (whole < n)
-        vchunk8(r, o, whole, n - whole, q, R, sh2, max);
-}
-
-VECTOR_CLONES static void vrow16(const uint32_t *const *r, uint16_t *o, size_t n, const uint32_t *q, int R, int sh2,
-                                 uint32_t max)
-{
-    const size_t whole = n / CHUNK * CHUNK;
-    for (size_t e = 0; e < whole; e += CHUNK)
-        vchunk16(r, o, e, CHUNK, q, R, sh2, max);
-    if (whole < n)
-        vchunk16(r, o, whole, n - whole, q, R, sh2, max);
-}
+BLUR_PASSES(8, uint32_t, uint16_t, uint32_t, uint8_t)   /* 8-bit images */
+BLUR_PASSES(16, uint64_t, uint32_t, uint64_t, uint16_t) /* 16-bit images */
+#undef BLUR_PASSES
 
 /* Source row sy (-1: none, a row of 0) through the horizontal taps into dst,
  * by way of the padded line p. */
