@@ -35,25 +35,20 @@ struct rank {
     atomic_int failed;
 };
 
-VECTOR_CLONES static void rank_extreme(uint16_t *d, const uint16_t *a, const uint16_t *b, size_t n, int max)
-{
-    if (max)
-        for (size_t i = 0; i < n; i++)
-            d[i] = a[i] > b[i] ? a[i] : b[i];
-    else
-        for (size_t i = 0; i < n; i++)
-            d[i] = a[i] < b[i] ? a[i] : b[i];
-}
-
-VECTOR_CLONES static void rank_extreme8(uint8_t *d, const uint8_t *a, const uint8_t *b, size_t n, int max)
-{
-    if (max)
-        for (size_t i = 0; i < n; i++)
-            d[i] = a[i] > b[i] ? a[i] : b[i];
-    else
-        for (size_t i = 0; i < n; i++)
-            d[i] = a[i] < b[i] ? a[i] : b[i];
-}
+/* d[i] = the larger (max) or smaller of a[i] and b[i], in lanes of T. */
+#define RANK_EXTREME(NAME, T)                                                                                          \
+    VECTOR_CLONES static void NAME(T *d, const T *a, const T *b, size_t n, int max)                                    \
+    {                                                                                                                  \
+        if (max)                                                                                                       \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] > b[i] ? a[i] : b[i];                                                                      \
+        else                                                                                                           \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                d[i] = a[i] < b[i] ? a[i] : b[i];                                                                      \
+    }
+RANK_EXTREME(rank_extreme, uint16_t)
+RANK_EXTREME(rank_extreme8, uint8_t)
+#undef RANK_EXTREME
 
 /* d[i] = the extreme of a[i] and b[i], n samples in lanes of `lane` bytes (1 or 2). */
 static void extreme(void *d, const void *a, const void *b, size_t n, int max, size_t lane)
