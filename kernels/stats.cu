@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // -stats: an exact block reduction, as src/cpu/stats.c.  Each thread takes
-// pixels a grid apart (a pixel a load where C is 2 or 4) and keeps, for each channel, its least and greatest
-// sample and the 64-bit sums of the samples and of their squares; CUB's
+// pixels a grid apart (a pixel a load where C is 2 or 4) and keeps, for
+// each channel, its least and greatest sample and the 64-bit sums of the
+// samples and of their squares; CUB's
 // BlockReduce folds the block's into one record a channel; finish() brings
 // the records to the host and adds them up, the squares in 128 bits.  A
 // block's sums stay far below 2^64: at most 2^32 a square times the
