@@ -7,7 +7,7 @@ if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "== installing build dependencies (apt-get)"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        build-essential autoconf automake pkg-config libpng-dev libjpeg-dev libexif-dev >/dev/null
+        build-essential autoconf automake pkg-config libpng-dev libjpeg-dev libexif-dev libdeflate-dev >/dev/null
 fi
 echo "== building"
 ./autogen.sh >/dev/null 2>&1

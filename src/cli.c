@@ -259,7 +259,7 @@ const gf_setting gf_settings_table[] = {
     {"background", GF_ARG_REQUIRED, "COLOR", "fill for -rotate: none, black, white, #RRGGBB[AA]", set_background},
     {"device", GF_ARG_REQUIRED, "auto|cpu|cuda[:N]", "where operations run (auto)", set_device},
     {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
-    {"compress", GF_ARG_REQUIRED, "N", "PNG zlib level 0..9 (6)", set_compress},
+    {"compress", GF_ARG_REQUIRED, "N", "PNG deflate level 0..9 (6)", set_compress},
     {"codec", GF_ARG_REQUIRED, "gpu|cpu",
      "JPEG in batches on a GPU: nvJPEG, or libjpeg-turbo as on the CPU path, byte for byte (gpu)", set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
