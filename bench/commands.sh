@@ -86,10 +86,12 @@ for fmt in $(echo "$FORMATS" | tr , ' '); do
     vp box-5 convsep "$WORK/box5.mat" --precision integer
     im box-5 -define convolve:scale=! -morphology Convolve Square:5
     gf laplacian -laplacian
+    # min(|L|, 255) as gpufilter writes it: vips's integer conv of a uchar
+    # image stays uchar (negative responses lost), so the float one, then abs
     # shellcheck disable=SC2016 # the script's arguments, expanded by its own shell
     ! want vips vips || best laplacian "$fmt" vips "$o" sh -c \
-        'vips conv "$1" "$2.v" "$3" --precision integer && vips abs "$2.v" "$4" && rm "$2.v"' - \
-        "$f" "$WORK/t" "$WORK/laplacian.mat" "$vo"
+        'vips conv "$1" "$2.v" "$3" --precision float && vips abs "$2.v" "$2a.v" &&
+         vips cast "$2a.v" "$4" uchar && rm "$2.v" "$2a.v"' - "$f" "$WORK/t" "$WORK/laplacian.mat" "$vo"
     im laplacian -morphology Convolve Laplacian:0
     gf rotate-30 -rotate 30
     vp rotate-30 similarity --angle 30
