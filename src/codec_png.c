@@ -299,8 +299,8 @@ enum { STRIP_BYTES = 1 << 20, WINDOW = 32768 };
 
 /* How a strip is deflated: STORED (level 0) and RLE by zlib, each strip primed
  * with the 32 KiB of filtered data before it; LIBDEFLATE by libdeflate's
- * compressor at the same level (2.5 to 4 times zlib's speed for the same
- * size), unprimed, since libdeflate takes no dictionary. */
+ * compressor at the same level (faster than zlib's for the same size),
+ * unprimed, since libdeflate takes no dictionary. */
 enum method { STORED, RLE, LIBDEFLATE };
 
 struct strip {
@@ -589,12 +589,12 @@ static void make_strip(void *ctx, int i)
 }
 
 /* zlib's RLE strategy (matches at distance 1 only) compresses filtered
- * photographs within a few percent of libdeflate, often smaller, in a third of
- * the time, but line art, flat graphics and smooth images much worse.  Each
- * image is compressed both ways: a small one (one strip) whole, a larger one
- * on a sample, BANDS bands of rows spread over it, SAMPLE_BYTES in all.  RLE
- * is kept unless libdeflate is smaller by more than 2% (levels 1-6, where
- * speed counts) or at all (levels 7-9, where size does). */
+ * photographs within a few percent of libdeflate, often smaller, and faster,
+ * but line art, flat graphics and smooth images much worse.  Each image is
+ * compressed both ways: a small one (one strip) whole, a larger one on a
+ * sample, BANDS bands of rows spread over it, SAMPLE_BYTES in all.  RLE is kept
+ * unless libdeflate is smaller by more than 2% (levels 1-6, where speed
+ * counts) or at all (levels 7-9, where size does). */
 enum { SAMPLE_BYTES = 1 << 19, BANDS = 8 };
 
 static int prefer_rle(int level, size_t rle, size_t other)
