@@ -177,6 +177,174 @@ static void read_meta(png_structp png, png_infop info, struct pngctx *c)
     }
 }
 
+/* ---- the rows of a plain file, without libpng ------------------------------
+ *
+ * libpng inflates with zlib a row at a time; libdeflate inflates the whole
+ * stream at once, faster.  Where a file is plain (not interlaced; 8 or 16-bit
+ * gray, GA, RGB or RGBA without tRNS; its IDAT chunks in one run with good
+ * CRCs, then only chunks libpng would skip unread, then a good IEND; one zlib
+ * stream with a 32 KiB window that fills the rows exactly, every row's filter
+ * one of the five), the rows are inflated by libdeflate and unfiltered here.
+ * Any other file, damaged ones included, is read by libpng as before, from
+ * where png_read_info left it: its errors, warnings and -lenient rescue are
+ * libpng's.  The inflated rows are held whole, so only images of at most
+ * PLAIN_MAX bytes of them are read this way. */
+enum { PLAIN_MAX = 256 << 20, PLAIN_AFTER = 16 };
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The chunk at p, with n bytes from p on: 1 with its data length in *len if
+ * it is whole, its length at most 2^31 - 1 and its CRC good, else 0. */
+static int good_chunk(const uint8_t *p, size_t n, uint32_t *len)
+{
+    if (n < 12)
+        return 0;
+    *len = get32(p);
+    return *len <= 0x7FFFFFFF && *len <= n - 12 && libdeflate_crc32(0, p + 4, (size_t)*len + 4) == get32(p + 8 + *len);
+}
+
+/* Whether libpng would pass over a chunk of this type after the image data
+ * without a word: one not critical, and not one asked for (with `meta`: the
+ * profile, EXIF, density and texts, which reach read_meta or on_chunk). */
+static int passed_over(const uint8_t *type, int meta)
+{
+    static const char asked[] = "iCCPeXIfpHYstEXtzTXtiTXt";
+    if (!(type[0] & 0x20))
+        return 0;
+    for (size_t i = 0; meta && i + 4 < sizeof asked; i += 4)
+        if (!memcmp(type, asked + i, 4))
+            return 0;
+    return 1;
+}
+
+/* A Paeth-filtered row: each of the bpp byte columns is a chain through its
+ * left (a) and upper-left (c) neighbours, kept in registers. */
+static inline __attribute__((always_inline)) void paeth(const uint8_t *in, const uint8_t *up, uint8_t *out, size_t n,
+                                                        const size_t bpp)
+{
+    int a[8], c[8];
+    for (size_t k = 0; k < bpp; k++) /* Paeth(0, b, 0) = b */
+        a[k] = out[k] = (uint8_t)(in[k] + up[k]), c[k] = up[k];
+    for (size_t i = bpp; i < n; i += bpp)
+        for (size_t k = 0; k < bpp; k++) {
+            const int b = up[i + k], p = b - c[k], q = a[k] - c[k]; /* pa = |p|, pb = |q|, pc = |p + q| */
+            const int pa = p < 0 ? -p : p, pb = q < 0 ? -q : q, pc = p + q < 0 ? -(p + q) : p + q;
+            const int ab = pb < pa ? b : a[k], least = pb < pa ? pb : pa;
+            a[k] = out[i + k] = (uint8_t)(in[i + k] + (pc < least ? c[k] : ab));
+            c[k] = b;
+        }
+}
+
+/* Row y of `img` from its filtered bytes `in` (the filter type first) and the
+ * row above, already unfiltered (`up`; zeros for the first): 0 on a filter
+ * type PNG has not. */
+static int unfilter(const uint8_t *in, const uint8_t *up, uint8_t *out, size_t n, size_t bpp)
+{
+    const int type = in[0];
+    in++;
+    switch (type) {
+    case 0: memcpy(out, in, n); return 1;
+    case 1:
+        memcpy(out, in, bpp);
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (uint8_t)(in[i] + out[i - bpp]);
+        return 1;
+    case 2:
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint8_t)(in[i] + up[i]);
+        return 1;
+    case 3:
+        for (size_t i = 0; i < bpp; i++)
+            out[i] = (uint8_t)(in[i] + (up[i] >> 1));
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (uint8_t)(in[i] + ((out[i - bpp] + up[i]) >> 1));
+        return 1;
+    case 4:
+        switch (bpp) { /* a constant bpp: its chains in registers, side by side */
+        case 1: paeth(in, up, out, n, 1); break;
+        case 2: paeth(in, up, out, n, 2); break;
+        case 3: paeth(in, up, out, n, 3); break;
+        case 4: paeth(in, up, out, n, 4); break;
+        case 6: paeth(in, up, out, n, 6); break;
+        default: paeth(in, up, out, n, 8); break;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void swap16(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 2) {
+        const uint8_t t = p[i];
+        p[i] = p[i + 1];
+        p[i + 1] = t;
+    }
+}
+
+/* Reads the rows of c->img as above where the file is plain (libpng has read
+ * up to the first IDAT chunk's data, at c->off): 1 if it did, 0 if the file
+ * is libpng's (c->off untouched). */
+static int read_plain_rows(struct pngctx *c, int meta)
+{
+    gf_image *im = &c->img;
+    const size_t bpp = (size_t)im->channels * (size_t)(im->depth / 8), n = (size_t)im->width * bpp;
+    if (n + 1 > PLAIN_MAX / (size_t)im->height || c->off < 8)
+        return 0;
+    const size_t total = (n + 1) * (size_t)im->height;
+    const uint8_t *first = c->buf + c->off - 8, *p = first, *end = c->buf + c->n;
+    size_t zn = 0, nidat = 0;
+    uint32_t len;
+    for (; good_chunk(p, (size_t)(end - p), &len) && !memcmp(p + 4, "IDAT", 4); p += 12 + (size_t)len)
+        zn += len, nidat++;
+    for (int k = 0; good_chunk(p, (size_t)(end - p), &len); k++, p += 12 + (size_t)len) {
+        if (!memcmp(p + 4, "IEND", 4)) {
+            if (len)
+                break;
+            p = NULL; /* the file is whole */
+            break;
+        }
+        if (k == PLAIN_AFTER || !passed_over(p + 4, meta) || len > (1u << 20))
+            break;
+    }
+    if (p || zn < 2)
+        return 0;
+    uint8_t *z = NULL, *raw = malloc(total);
+    const uint8_t *in = first + 8;
+    if (raw && nidat > 1 && (z = malloc(zn))) { /* the IDAT chunks' data as one */
+        size_t o = 0;
+        for (const uint8_t *q = first; o < zn; q += 12 + (size_t)get32(q))
+            memcpy(z + o, q + 8, get32(q)), o += get32(q);
+        in = z;
+    }
+    const int whole = raw && (nidat == 1 || z) && in[0] == 0x78; /* deflate, a 32 KiB window */
+    struct libdeflate_decompressor *d = whole ? libdeflate_alloc_decompressor() : NULL;
+    size_t used = 0, got = 0;
+    int ok = d && libdeflate_zlib_decompress_ex(d, in, zn, raw, total, &used, &got) == LIBDEFLATE_SUCCESS &&
+             used == zn && got == total;
+    if (d)
+        libdeflate_free_decompressor(d);
+    free(z);
+    const uint16_t probe = 1;
+    const int swap = im->depth == 16 && *(const uint8_t *)&probe == 1; /* our 16-bit samples are native */
+    uint8_t *zero = ok ? calloc(1, n) : NULL, *row = NULL;
+    ok = zero != NULL;
+    for (int y = 0; ok && y < im->height; y++) {
+        row = (uint8_t *)im->data + (size_t)y * im->stride;
+        ok = unfilter(raw + (n + 1) * (size_t)y, y ? row - im->stride : zero, row, n, bpp);
+        if (swap && y) /* the row above, no longer wanted as PNG stores it */
+            swap16(row - im->stride, n);
+    }
+    if (ok && swap)
+        swap16(row, n);
+    free(zero);
+    free(raw);
+    return ok;
+}
+
 /* The decoding proper, separate so that the longjmp target's frame holds no
  * automatic variable modified after setjmp: all state is in *c. */
 static int decode(png_structp png, png_infop info, struct pngctx *c)
@@ -243,6 +411,10 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
         memset(c->img.data, 0, c->img.stride * (size_t)c->img.height);
         png_set_crc_action(png, PNG_CRC_WARN_USE, PNG_CRC_WARN_USE);
     }
+    if (!c->opts->lenient && interlace == PNG_INTERLACE_NONE && bit_depth >= 8 &&
+        color_type != PNG_COLOR_TYPE_PALETTE && !png_get_valid(png, info, PNG_INFO_tRNS) &&
+        read_plain_rows(c, c->opts->meta != NULL))
+        return 0;
     c->reading = 1;
     png_read_image(png, c->rows);
     png_read_end(png, info); /* texts after the image data reach on_chunk too */
