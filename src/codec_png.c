@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* PNG through libpng: every colour type and bit depth in (palette and tRNS
- * become RGB/RGBA/GA, sub-8-bit gray becomes 8-bit, Adam7 handled); 8/16-bit
- * G, GA, RGB, RGBA out. */
+/* PNG in through libpng: every colour type and bit depth (palette and tRNS
+ * become RGB/RGBA/GA, sub-8-bit gray becomes 8-bit, Adam7 handled), a plain
+ * file's rows inflated by libdeflate.  PNG out: 8/16-bit G, GA, RGB, RGBA,
+ * filtered here and deflated in strips on every thread by zlib or libdeflate. */
 #include "config.h"
 
 #include <errno.h>
