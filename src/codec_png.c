@@ -15,6 +15,25 @@
 #include "codec.h"
 #include "parallel.h"
 
+/* Whether this machine's 16-bit samples (ours: native) differ from PNG's
+ * (big-endian). */
+static int little_endian(void)
+{
+    const uint16_t probe = 1;
+    return *(const uint8_t *)&probe == 1;
+}
+
+/* n bytes of 16-bit samples from src into dst, each pair's bytes swapped;
+ * dst may be src. */
+static void swap16(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 2) {
+        const uint8_t hi = src[i], lo = src[i + 1];
+        dst[i] = lo;
+        dst[i + 1] = hi;
+    }
+}
+
 struct pngctx {
     const uint8_t *buf;
     size_t n, off;
@@ -277,15 +296,6 @@ static int unfilter(const uint8_t *in, const uint8_t *up, uint8_t *out, size_t n
     return 0;
 }
 
-static void swap16(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i += 2) {
-        const uint8_t t = p[i];
-        p[i] = p[i + 1];
-        p[i + 1] = t;
-    }
-}
-
 /* Reads the rows of c->img as above where the file is plain (libpng has read
  * up to the first IDAT chunk's data, at c->off): 1 if it did, 0 if the file
  * is libpng's (c->off untouched). */
@@ -303,9 +313,7 @@ static int read_plain_rows(struct pngctx *c, int meta)
         zn += len, nidat++;
     for (int k = 0; good_chunk(p, (size_t)(end - p), &len); k++, p += 12 + (size_t)len) {
         if (!memcmp(p + 4, "IEND", 4)) {
-            if (len)
-                break;
-            p = NULL; /* the file is whole */
+            p = len ? p : NULL; /* NULL: the file is whole */
             break;
         }
         if (k == PLAIN_AFTER || !passed_over(p + 4, meta) || len > (1u << 20))
@@ -329,18 +337,17 @@ static int read_plain_rows(struct pngctx *c, int meta)
     if (d)
         libdeflate_free_decompressor(d);
     free(z);
-    const uint16_t probe = 1;
-    const int swap = im->depth == 16 && *(const uint8_t *)&probe == 1; /* our 16-bit samples are native */
+    const int swap = im->depth == 16 && little_endian();
     uint8_t *zero = ok ? calloc(1, n) : NULL, *row = NULL;
     ok = zero != NULL;
     for (int y = 0; ok && y < im->height; y++) {
         row = (uint8_t *)im->data + (size_t)y * im->stride;
         ok = unfilter(raw + (n + 1) * (size_t)y, y ? row - im->stride : zero, row, n, bpp);
         if (swap && y) /* the row above, no longer wanted as PNG stores it */
-            swap16(row - im->stride, n);
+            swap16(row - im->stride, row - im->stride, n);
     }
     if (ok && swap)
-        swap16(row, n);
+        swap16(row, row, n);
     free(zero);
     free(raw);
     return ok;
@@ -388,11 +395,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
         png_set_expand_gray_1_2_4_to_8(png);
     if (png_get_valid(png, info, PNG_INFO_tRNS))
         png_set_tRNS_to_alpha(png);
-    if (bit_depth == 16) {
-        const uint16_t probe = 1;
-        if (*(const uint8_t *)&probe == 1)
-            png_set_swap(png); /* our 16-bit samples are native-endian */
-    }
+    if (bit_depth == 16 && little_endian())
+        png_set_swap(png);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if ((int)png_get_channels(png, info) != ch || png_get_bit_depth(png, info) != s.depth) {
@@ -570,13 +574,9 @@ static size_t (*const filters[5])(const uint8_t *, const uint8_t *, size_t, int,
 static const uint8_t *png_row(const struct writer *w, int y, uint8_t *scratch)
 {
     const uint8_t *row = w->img->data + (size_t)y * w->img->stride;
-    const uint16_t probe = 1;
-    if (w->img->depth != 16 || *(const uint8_t *)&probe == 0)
+    if (w->img->depth != 16 || !little_endian())
         return row;
-    for (size_t i = 0; i < w->rowbytes; i += 2) {
-        scratch[i] = row[i + 1];
-        scratch[i + 1] = row[i];
-    }
+    swap16(scratch, row, w->rowbytes);
     return scratch;
 }
 
