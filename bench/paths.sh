@@ -74,7 +74,7 @@ done
 
 # Rows of the two runs side by side; a CSV line's kernels field is all after its seventh comma.
 awk -F, '
-function kernels(line,   i, n) { n = 0; for (i = 1; i <= length(line); i++) if (substr(line, i, 1) == "," && ++n == 7) return substr(line, i + 1) }
+function kernels(line,   i) { for (i = 0; i < 7; i++) sub(/^[^,]*,/, "", line); return line }
 FNR == 1 || $2 ~ /^(copy|read pass|empty kernel)$/ { next }
 FILENAME ~ /\/fast[^\/]*$/ { ms[$1 "," $2] = $3; path[$1 "," $2] = kernels($0); order[++n] = $1 "," $2; next }
 { gms[$1 "," $2] = $3; gpath[$1 "," $2] = kernels($0) }
