@@ -11,9 +11,10 @@
  * streams.  Lanes are opened by a thread of their own while the first images
  * decode, and nvJPEG for them (-codec gpu) by the same thread once a JPEG
  * comes; a JPEG then goes to its lane compressed, to be decoded there with
- * the other lanes' (src/nvjpeg.c).  Memory stays bounded however long the
- * list: at most N images are in flight, and @LIST files are read a line at a
- * time as workers ask.
+ * the other lanes' (src/nvjpeg.c).  Before any image, the whole list (every
+ * @LIST too) is read and each output settled (`settle`), so that no output
+ * is written over a listed input or another output; at most N images are in
+ * flight.
  * Without a GPU (or -device cpu) the chain runs in the worker itself. */
 #include "config.h"
 
@@ -47,10 +48,21 @@ struct source {
     size_t cap;
 };
 
-/* Output paths already claimed in this batch (open addressing). */
-struct names {
-    char **slot;
+/* A string-keyed table (open addressing); keys are not owned. */
+struct map {
+    struct slot {
+        const char *key;
+        void *val;
+    } *slot;
     size_t cap, n;
+};
+
+/* Every INPUT of the batch, gathered before anything is written. */
+struct entry {
+    char *input;   /* as listed; handed to the worker that takes it */
+    char *output;  /* DIR/..., or NULL where refused */
+    char *in_key;  /* the input's resolved path, NULL if it does not exist */
+    char *out_key; /* the file the output replaces: resolved, symbolic links followed */
 };
 
 struct lanes {
@@ -74,13 +86,14 @@ struct lanes {
 typedef struct batch {
     const gf_plan *plan;
     int nthreads;
-    pthread_mutex_t lock; /* source, names, counters, stderr */
+    pthread_mutex_t lock; /* entries, counters, stderr */
     struct source src;
-    struct names names;
+    struct entry *all;
+    size_t nall, taken;
+    struct map folders; /* folder as written -> resolved (both owned) */
     struct lanes lanes;
-    unsigned long long dispatched, done, failed, expected;
+    unsigned long long dispatched, done, failed;
     unsigned long long bad_lists; /* @LISTs that could not be read whole */
-    int expected_exact; /* no @- list: `expected` is the whole batch */
     double megapixels, t0;
     int progress, tty;
     double last_draw;
@@ -97,39 +110,106 @@ static size_t hash(const char *s)
     return h;
 }
 
-/* Claims `path` (taking ownership); 0 if it was new, 1 if already claimed, -1 out of memory. */
-static int claim(struct names *t, char *path)
+static struct slot *map_slot(const struct map *m, const char *key)
 {
-    if (2 * (t->n + 1) > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        char **slot = calloc(cap, sizeof *slot);
-        if (!slot)
+    size_t j = hash(key) & (m->cap - 1);
+    while (m->slot[j].key && strcmp(m->slot[j].key, key))
+        j = (j + 1) & (m->cap - 1);
+    return &m->slot[j];
+}
+
+/* The value of `key`, NULL if absent. */
+static void *map_get(const struct map *m, const char *key)
+{
+    return m->cap ? map_slot(m, key)->val : NULL;
+}
+
+/* Adds `key` unless present (keeping the first value); -1 out of memory. */
+static int map_put(struct map *m, const char *key, void *val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        struct map grown = {calloc(m->cap ? m->cap * 2 : 1024, sizeof *grown.slot), m->cap ? m->cap * 2 : 1024, 0};
+        if (!grown.slot)
             return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i]) {
-                size_t j = hash(t->slot[i]) & (cap - 1);
-                while (slot[j])
-                    j = (j + 1) & (cap - 1);
-                slot[j] = t->slot[i];
-            }
-        free(t->slot);
-        t->slot = slot;
-        t->cap = cap;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slot[i].key)
+                *map_slot(&grown, m->slot[i].key) = m->slot[i];
+        free(m->slot);
+        grown.n = m->n;
+        *m = grown;
     }
-    size_t j = hash(path) & (t->cap - 1);
-    for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
-        if (!strcmp(t->slot[j], path))
-            return 1;
-    t->slot[j] = path;
-    t->n++;
+    struct slot *s = map_slot(m, key);
+    if (!s->key) {
+        s->key = key;
+        s->val = val;
+        m->n++;
+    }
     return 0;
 }
 
-static void names_free(struct names *t)
+/* ---- which file a path names ---------------------------------------- */
+
+static char *join(const char *dir, const char *base)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slot[i]);
-    free(t->slot);
+    const size_t n = strlen(dir) + strlen(base) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", base);
+    return p;
+}
+
+static char *resolve(batch *b, const char *path, int must_exist);
+
+/* FOLDER resolved (realpath), or for a folder not made yet its nearest
+ * existing parent's, with the rest appended; cached.  NULL where it cannot
+ * be resolved. */
+static const char *resolve_folder(batch *b, const char *folder)
+{
+    const char *r = map_get(&b->folders, folder);
+    if (r)
+        return r;
+    char *key = strdup(folder), *val = realpath(folder, NULL);
+    if (!val && errno == ENOENT)
+        val = resolve(b, folder, 0);
+    if (!key || !val || map_put(&b->folders, key, val)) {
+        free(key);
+        free(val);
+        return NULL;
+    }
+    return val;
+}
+
+/* The file PATH names, resolved: its folder through resolve_folder, and a
+ * symbolic link at PATH itself followed (as the output is written through
+ * it).  NULL where it cannot be resolved, or (`must_exist`) does not exist. */
+static char *resolve(batch *b, const char *path, int must_exist)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!strcmp(base, ".."))
+        return realpath(path, NULL);
+    char *folder = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    const char *rf = folder ? resolve_folder(b, folder) : NULL;
+    free(folder);
+    if (!rf)
+        return NULL;
+    if (!*base || !strcmp(base, ".")) /* "F/" and "F/." are F */
+        return strdup(rf);
+    char *p = join(rf, base);
+    struct stat sb;
+    if (!p || lstat(p, &sb)) {
+        if (p && must_exist) {
+            free(p);
+            p = NULL;
+        }
+    } else if (S_ISLNK(sb.st_mode)) {
+        char *target = realpath(p, NULL); /* NULL: a dangling link, which names itself */
+        if (target || must_exist) {
+            free(p);
+            p = target;
+        }
+    }
+    return p;
 }
 
 static const char *extension(gf_format f)
@@ -241,25 +321,20 @@ static void draw_progress(batch *b, int last)
     b->last_draw = now;
     const unsigned long long finished = b->done + b->failed;
     const double secs = (now - b->t0) / 1e3;
-    const int known = b->expected_exact || last;
-    const unsigned long long total = known ? (last ? b->dispatched : b->expected) : b->dispatched;
+    const unsigned long long total = b->nall;
     char bar[24], left[32] = "";
     const double frac = total ? (double)finished / (double)total : 1.0;
     const int fill = (int)(frac * 20 + 0.5);
     for (int i = 0; i < 20; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[20] = 0;
-    if (known && finished && finished < total) {
+    if (finished && finished < total) {
         const long rest = (long)(secs / (double)finished * (double)(total - finished) + 0.5);
         snprintf(left, sizeof left, ", %ld:%02ld left", rest / 60, rest % 60);
     }
     clear_progress(b);
-    if (known)
-        fprintf(stderr, "gpufilter: [%s] %llu/%llu files %3.0f%%, %.1f MP/s%s", bar, finished, total, frac * 100,
-                secs > 0 ? b->megapixels / secs : 0.0, left);
-    else
-        fprintf(stderr, "gpufilter: %llu/%llu+ files, %.1f MP/s", finished, total,
-                secs > 0 ? b->megapixels / secs : 0.0);
+    fprintf(stderr, "gpufilter: [%s] %llu/%llu files %3.0f%%, %.1f MP/s%s", bar, finished, total, frac * 100,
+            secs > 0 ? b->megapixels / secs : 0.0, left);
     if (b->tty && !last) {
         b->drawn = 1;
         fflush(stderr);
@@ -310,34 +385,6 @@ static ssize_t read_entry(FILE *f, int nul, char **line, size_t *cap)
     if (memchr(*line, 0, (size_t)len))
         return -2;
     return (ssize_t)list_entry(*line, len);
-}
-
-/* Lines in the @LIST files (not @-), for the progress bar's total. */
-static void count_inputs(batch *b)
-{
-    b->expected_exact = 1;
-    char *line = NULL;
-    size_t cap = 0;
-    for (int i = 0; i < b->src.nargs; i++) {
-        const char *a = b->src.args[i];
-        if (a[0] != '@') {
-            b->expected++;
-            continue;
-        }
-        if (!strcmp(a, "@-")) {
-            b->expected_exact = 0;
-            continue;
-        }
-        FILE *f = fopen(a + 1, "r");
-        if (!f)
-            continue;
-        ssize_t len;
-        while ((len = read_entry(f, b->src.nul, &line, &cap)) >= 0)
-            if (len)
-                b->expected++;
-        fclose(f);
-    }
-    free(line);
 }
 
 /* The next INPUT path (new string), NULL at the end.  Called with b->lock held. */
@@ -528,7 +575,7 @@ static void want_jpeg(struct lanes *l)
 /* One image between its stages. */
 struct job {
     char *input;
-    const char *output; /* owned by b->names */
+    const char *output; /* owned by its entry */
     gf_image img;
     gf_format fmt;
     int pooled;   /* decoded with the page-locked pool in place */
@@ -771,32 +818,111 @@ out:
     return go_on;
 }
 
-/* The next INPUT and its output name, claimed; NULL at the end.  Inputs
- * whose output name is refused are reported here and skipped. */
-static char *take_input(batch *b, const char **output)
+/* Refuses entry e before anything is written: reported, and never taken. */
+static void refuse(batch *b, struct entry *e, gf_status st)
+{
+    b->dispatched++;
+    failed_input(b, e->input, gf_error_detail(st));
+    gf_error_clear();
+    free(e->output);
+    e->output = NULL;
+}
+
+/* Reads every INPUT (the @LISTs whole) and settles each one's output before
+ * any is written, refusing an output that
+ *   - is a listed INPUT that another entry writes in place (that entry
+ *     keeps it);
+ *   - is any other listed INPUT, which would be lost, read or not;
+ *   - another entry writes first;
+ *   - under -mirror, a symbolic link under DIR takes out of DIR.
+ * Paths are compared resolved, so that ./a/x.jpg and a/x.jpg, or a link
+ * and its target, are one file.  0, or -1 out of memory (reported). */
+static int settle(batch *b)
 {
     const gf_settings *set = &b->plan->set;
-    pthread_mutex_lock(&b->lock);
+    struct map inputs = {0}, outputs = {0};
+    size_t cap = 0;
     char *input;
-    while ((input = next_input(b))) {
-        char *out = NULL;
-        b->dispatched++;
-        gf_status st = output_path(set->outdir, input, set->format, set->mirror, &out);
-        if (!st && set->mirror)
-            st = make_parent(out);
-        if (!st) {
-            int c = claim(&b->names, out);
-            if (!c) {
-                *output = out; /* b->names owns it until the end */
-                break;
-            }
-            st = c > 0 ? gf_error(GF_EINVAL, "%s is the output of an earlier INPUT too; skipped", out)
-                       : gf_error(GF_ENOMEM, "out of memory");
-            free(out);
+    int rc = 0;
+    while (!rc && (input = next_input(b))) {
+        struct entry *all = b->nall < cap ? b->all : realloc(b->all, (cap = cap ? 2 * cap : 256) * sizeof *all);
+        if (!all) {
+            free(input);
+            rc = -1;
+            break;
         }
-        failed_input(b, input, gf_error_detail(st));
-        gf_error_clear();
-        free(input);
+        b->all = all;
+        all[b->nall++] = (struct entry){.input = input};
+    }
+    char *root = realpath(set->outdir, NULL);
+    if (!root)
+        rc = -1;
+    for (size_t i = 0; !rc && i < b->nall; i++) {
+        struct entry *e = &b->all[i];
+        e->in_key = resolve(b, e->input, 1);
+        if (e->in_key && map_put(&inputs, e->in_key, e))
+            rc = -1;
+    }
+    for (size_t i = 0; !rc && i < b->nall; i++) {
+        struct entry *e = &b->all[i];
+        gf_status st = output_path(set->outdir, e->input, set->format, set->mirror, &e->output);
+        if (st)
+            refuse(b, e, st);
+        else if (!(e->out_key = resolve(b, e->output, 0)))
+            refuse(b, e, gf_error(GF_EIO, "cannot resolve %s: %s", e->output, strerror(errno)));
+    }
+    const size_t nroot = root ? strlen(root) : 0;
+    for (size_t i = 0; !rc && i < b->nall; i++) {
+        struct entry *e = &b->all[i];
+        if (!e->output)
+            continue;
+        gf_status st = GF_OK;
+        const struct entry *read = map_get(&inputs, e->out_key);
+        const struct entry *first = map_get(&outputs, e->out_key);
+        if (set->mirror && nroot > 1 && (strncmp(e->out_key, root, nroot) || e->out_key[nroot] != '/'))
+            st = gf_error(GF_EINVAL, "-mirror: a symbolic link under %s leads %s out of it; skipped", set->outdir,
+                          e->output);
+        else if (read && read != e && read->out_key && !strcmp(read->out_key, e->out_key))
+            st = gf_error(GF_EINVAL, "%s is the output of %s, written in place; skipped", e->output, read->input);
+        else if (read && read != e)
+            st = gf_error(GF_EINVAL, "%s is %s, an INPUT of this batch; skipped", e->output, read->input);
+        else if (first)
+            st = gf_error(GF_EINVAL, "%s is the output of an earlier INPUT too; skipped", e->output);
+        else if (map_put(&outputs, e->out_key, e))
+            rc = -1;
+        if (st)
+            refuse(b, e, st);
+    }
+    if (rc) {
+        clear_progress(b);
+        fputs("gpufilter: out of memory\n", stderr);
+    }
+    free(root);
+    free(inputs.slot);
+    free(outputs.slot);
+    return rc;
+}
+
+/* The next INPUT to process and its output name; NULL at the end. */
+static char *take_input(batch *b, const char **output)
+{
+    pthread_mutex_lock(&b->lock);
+    char *input = NULL;
+    while (!input && b->taken < b->nall) {
+        struct entry *e = &b->all[b->taken++];
+        if (!e->output)
+            continue;
+        b->dispatched++;
+        gf_status st = b->plan->set.mirror ? make_parent(e->output) : GF_OK;
+        input = e->input;
+        e->input = NULL;
+        if (st) {
+            failed_input(b, input, gf_error_detail(st));
+            gf_error_clear();
+            free(input);
+            input = NULL;
+        }
+        *output = e->output;
     }
     pthread_mutex_unlock(&b->lock);
     return input;
@@ -868,6 +994,8 @@ int gf_batch(const gf_plan *plan)
 {
     const gf_settings *set = &plan->set;
     gf_status st = make_dir(set->outdir);
+    if (!st && access(set->outdir, W_OK | X_OK))
+        st = gf_error(GF_EIO, "cannot write into the output directory: %s", strerror(errno));
     if (st) {
         fprintf(stderr, "gpufilter: %s: %s\n", set->outdir, gf_error_detail(st));
         return 1;
@@ -882,8 +1010,6 @@ int gf_batch(const gf_plan *plan)
     pthread_mutex_init(&b.lanes.lock, NULL);
     pthread_cond_init(&b.lanes.changed, NULL);
     pthread_cond_init(&b.lanes.jpeg_changed, NULL);
-    if (b.progress)
-        count_inputs(&b);
     b.t0 = gf_now_ms();
 
     b.lanes.ready = 1; /* no lanes: the CPU */
@@ -896,6 +1022,9 @@ int gf_batch(const gf_plan *plan)
             open_lanes(&b);
         }
     }
+    const int settled = !settle(&b); /* while the GPU opens */
+    if (!settled)
+        b.taken = b.nall;
     pthread_t *tid = calloc((size_t)b.nthreads, sizeof *tid);
     int started = 0;
     for (int i = 0; tid && i < b.nthreads; i++)
@@ -938,10 +1067,22 @@ int gf_batch(const gf_plan *plan)
     if (b.src.list && b.src.list != stdin)
         fclose(b.src.list);
     free(b.src.line);
-    names_free(&b.names);
+    for (size_t i = 0; i < b.nall; i++) {
+        free(b.all[i].input);
+        free(b.all[i].output);
+        free(b.all[i].in_key);
+        free(b.all[i].out_key);
+    }
+    free(b.all);
+    for (size_t i = 0; i < b.folders.cap; i++)
+        if (b.folders.slot[i].key) {
+            free((char *)b.folders.slot[i].key);
+            free(b.folders.slot[i].val);
+        }
+    free(b.folders.slot);
     pthread_mutex_destroy(&b.lock);
     pthread_mutex_destroy(&b.lanes.lock);
     pthread_cond_destroy(&b.lanes.changed);
     pthread_cond_destroy(&b.lanes.jpeg_changed);
-    return b.failed || b.bad_lists || b.lanes.failed ? 1 : 0;
+    return b.failed || b.bad_lists || b.lanes.failed || !settled ? 1 : 0;
 }
