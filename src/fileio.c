@@ -19,6 +19,9 @@
 
 static mode_t file_mode = 0644;
 
+/* what a temporary name adds to the output's: ".gpufilter." and ".XXXXXX" */
+#define TEMP_EXTRA (sizeof ".gpufilter..XXXXXX" - 1)
+
 /* The temporary files being written now, so that SIGINT, SIGTERM or SIGHUP
  * can remove them.  The signals are blocked in every thread and taken by one
  * thread in sigwait(), so the cleanup runs as ordinary code under the same
@@ -181,28 +184,61 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
             st = gf_error(GF_EIO, "write error: %s", strerror(errno));
         return st;
     }
+    /* a symbolic link is written through, as cp and ImageMagick do: the
+     * file it names is replaced, the link stays */
+    char *target = NULL;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        if (!(target = realpath(path, NULL)))
+            return gf_error(GF_EIO, "not writing through the dangling symbolic link: %s", strerror(errno));
+        path = target;
+    }
+    /* a file replaced keeps its mode, owner and group (as far as permitted);
+     * one this user may not write is not replaced, as cp would not */
+    const int replacing = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (replacing && access(path, W_OK)) {
+        gf_status st = gf_error(GF_EIO, "cannot replace: %s", strerror(errno));
+        free(target);
+        return st;
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    if (!*base)
+    if (!*base) {
+        free(target);
         return gf_error(GF_EIO, "output name is a directory");
-    size_t need = dirlen + strlen(base) + sizeof ".gpufilter..XXXXXX";
+    }
+    /* .gpufilter.BASE.XXXXXX, BASE cut to fit the folder's longest name */
+    size_t keep = strlen(base);
+    char *folder = strndup(path, dirlen ? dirlen : 1);
+    long name_max = folder ? pathconf(dirlen ? folder : ".", _PC_NAME_MAX) : -1;
+    free(folder);
+    if (name_max <= 0)
+        name_max = 255;
+    if (keep + TEMP_EXTRA > (size_t)name_max)
+        keep = (size_t)name_max > TEMP_EXTRA ? (size_t)name_max - TEMP_EXTRA : 0;
+    size_t need = dirlen + keep + TEMP_EXTRA + 1;
     char *tmp = malloc(need);
-    if (!tmp)
+    if (!tmp) {
+        free(target);
         return gf_error(GF_ENOMEM, "out of memory");
-    snprintf(tmp, need, "%.*s.gpufilter.%s.XXXXXX", (int)dirlen, path, base);
+    }
+    snprintf(tmp, need, "%.*s.gpufilter.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
     int fd = create_temp(tmp);
     if (fd < 0) {
         /* the output is written beside itself first: what failed is writing into its folder */
-        const int folder = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
-        gf_status st = gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? folder : 1, dirlen ? path : ".",
+        const int len = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
+        gf_status st = gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? len : 1, dirlen ? path : ".",
                                 strerror(errno));
         free(tmp);
+        free(target);
         return st;
+    }
+    if (replacing && fchown(fd, sb.st_uid, sb.st_gid) && fchown(fd, (uid_t)-1, sb.st_gid)) {
+        /* not permitted: the file becomes this user's, as with cp */
     }
     gf_status st = GF_OK;
     FILE *f = NULL;
-    if (fchmod(fd, file_mode) || !(f = fdopen(fd, "wb"))) {
+    if (fchmod(fd, replacing ? sb.st_mode & 07777 : file_mode) || !(f = fdopen(fd, "wb"))) {
         st = gf_error(GF_EIO, "cannot prepare the temporary file: %s", strerror(errno));
         close(fd);
     } else {
@@ -215,6 +251,7 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
     if (finish_temp(tmp, path, !st) && !st)
         st = gf_error(GF_EIO, "cannot put the file in place: %s", strerror(errno));
     free(tmp);
+    free(target);
     return st;
 }
 
