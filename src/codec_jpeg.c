@@ -234,16 +234,18 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     return 0;
 }
 
-/* gf_jpeg_walk's visitor: the frame's component ids, and those some scan codes. */
+/* gf_jpeg_walk's visitor: the frame's component ids, those some scan codes,
+ * and whether the frame is arithmetic-coded. */
 struct coverage {
     uint8_t frame[4], scanned[4];
-    int nframe;
+    int nframe, arithmetic;
 };
 
 static int cover(void *ctx, uint8_t m, const uint8_t *seg, size_t len)
 {
     struct coverage *c = ctx;
     if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len >= 6) {
+        c->arithmetic = m >= 0xC9;
         c->nframe = seg[5] < 4 ? seg[5] : 4;
         for (int i = 0; i < c->nframe && 6 + 3 * (size_t)i < len; i++)
             c->frame[i] = seg[6 + 3 * i];
@@ -255,15 +257,18 @@ static int cover(void *ctx, uint8_t m, const uint8_t *seg, size_t len)
     return 0;
 }
 
-/* Whether the scans of a sequential file cover every component of its frame. */
+/* Whether the scans of a Huffman-coded file cover every component of its
+ * frame.  Never for an arithmetic-coded one: its decoder reads zeros at any
+ * marker, and its encoder leaves the scan's trailing zero bytes out, so a
+ * scan cut short decodes as cleanly as a whole one. */
 static int scans_cover_frame(const uint8_t *b, size_t n)
 {
-    struct coverage c = {{0}, {0}, 0};
+    struct coverage c = {{0}, {0}, 0, 0};
     gf_jpeg_walk(b, n, cover, &c);
     for (int f = 0; f < c.nframe; f++)
         if (!c.scanned[f])
             return 0;
-    return c.nframe > 0;
+    return c.nframe > 0 && !c.arithmetic;
 }
 
 /* A decoder's state with gpufilter's error and message handlers; NULL out of memory. */
@@ -323,7 +328,8 @@ static gf_status decode_once(const uint8_t *buf, size_t n, const gf_decode_opts 
  * coefficient of a progressive file refined to its last bit, every
  * component of a sequential one scanned), the marker was all that was
  * missing (as when a writer forgets it), and the image is kept with a
- * warning; else the data was cut short, and the file stays an error. */
+ * warning; else the data was cut short, and the file stays an error.  An
+ * arithmetic-coded file cannot tell the two apart, and stays an error. */
 /* Where data was lost: a missing end marker alone repaired (above), else
  * under -lenient what libjpeg recovered (the rest of a truncated scan, or of
  * a damaged one after resynchronising, is filled as libjpeg fills it), with
