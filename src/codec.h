@@ -37,6 +37,7 @@ typedef struct gf_meta {
     size_t iptc_len;
     gf_text *text; /* PNG text chunks (XMP's aside) and JPEG comments, in file order */
     size_t ntext;
+    int edited; /* the pixels are changed on the way: EXIF's thumbnail would show the input's */
 } gf_meta;
 enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY_METRE = 3 };
 /* Which of it an output gets (-keep, -strip) */
@@ -109,9 +110,13 @@ int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t mar
 /* The EXIF orientation (1-8: which way the stored pixels are to be turned
  * for display), 0 when there is none (src/exif.c, libexif). */
 int gf_exif_orientation(const gf_meta *m);
-/* Sets the EXIF orientation to 1 (upright) where there is one, changing no
- * other byte. */
+/* Sets every EXIF Orientation entry to 1 (upright), changing no other byte. */
 void gf_exif_reset_orientation(gf_meta *m);
+/* For an output of width x height: EXIF's pixel dimensions (and IFD0's
+ * image size, where present) set to it, and when the pixels were `edited`,
+ * the thumbnail (IFD1 and its image) zeroed, unlinked, and cut off where it
+ * ends the data: it would show what the output does not. */
+void gf_exif_update(gf_meta *m, int width, int height, int edited);
 
 /* The metadata of a JPEG file, read from its header alone (for a file a
  * GPU decodes): into *m, which is zeroed first. */

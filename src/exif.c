@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The EXIF orientation: read with libexif; reset in place, the one SHORT
- * rewritten, because re-serialising EXIF moves blocks (a maker note) whose
- * offsets inside them would then point elsewhere. */
+/* The EXIF orientation: read with libexif.  Edits (the orientation reset,
+ * the thumbnail dropped, the size written) are made in place, because
+ * re-serialising EXIF moves blocks (a maker note) whose offsets inside them
+ * would then point elsewhere. */
 #include "config.h"
 #include "codec.h"
 
@@ -30,29 +31,148 @@ int gf_exif_orientation(const gf_meta *m)
     return o >= 1 && o <= 8 ? o : 0;
 }
 
-static unsigned get(const uint8_t *p, int bytes, int big)
+/* EXIF's TIFF structure, edited in place. */
+struct tiff {
+    uint8_t *t;
+    size_t n;
+    int big; /* "MM": big-endian */
+};
+
+static unsigned get(const struct tiff *x, size_t at, int bytes)
 {
     unsigned v = 0;
     for (int i = 0; i < bytes; i++)
-        v |= (unsigned)p[big ? i : bytes - 1 - i] << (8 * (bytes - 1 - i));
+        v |= (unsigned)x->t[at + (x->big ? (size_t)i : (size_t)(bytes - 1 - i))] << (8 * (bytes - 1 - i));
     return v;
+}
+
+static void put(struct tiff *x, size_t at, int bytes, unsigned v)
+{
+    for (int i = 0; i < bytes; i++)
+        x->t[at + (x->big ? (size_t)(bytes - 1 - i) : (size_t)i)] = (uint8_t)(v >> (8 * i));
+}
+
+static int open_tiff(gf_meta *m, struct tiff *x)
+{
+    *x = (struct tiff){m->exif, m->exif_len, 0};
+    if (!x->t || x->n < 8 || !(x->t[0] == x->t[1] && (x->t[0] == 'I' || x->t[0] == 'M')))
+        return 0;
+    x->big = x->t[0] == 'M';
+    return 1;
+}
+
+/* The number of entries of the IFD at `ifd`, those that lie whole in the
+ * data (0 where the IFD itself does not). */
+static unsigned entries(const struct tiff *x, size_t ifd)
+{
+    if (ifd < 8 || ifd > x->n - 2)
+        return 0;
+    const size_t count = get(x, ifd, 2), fit = (x->n - ifd - 2) / 12;
+    return (unsigned)(count < fit ? count : fit);
+}
+
+/* Where the value of the entry at `e` lies, whole, for `bytes` bytes of it
+ * (in the entry when its values take at most 4 bytes); 0 if outside. */
+static size_t value_at(const struct tiff *x, size_t e, size_t bytes)
+{
+    static const unsigned size[13] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8};
+    const unsigned type = get(x, e + 2, 2);
+    const size_t count = get(x, e + 4, 4);
+    if (type >= 13 || !size[type] || count > SIZE_MAX / 8)
+        return 0;
+    if (count * size[type] <= 4)
+        return e + 8;
+    const size_t at = get(x, e + 8, 4);
+    return at >= 8 && at <= x->n && bytes <= x->n - at ? at : 0;
 }
 
 void gf_exif_reset_orientation(gf_meta *m)
 {
-    uint8_t *t = m->exif;
-    const size_t n = m->exif_len;
-    if (!t || n < 8 || !(t[0] == t[1] && (t[0] == 'I' || t[0] == 'M')))
+    struct tiff x;
+    if (!open_tiff(m, &x))
         return;
-    const int big = t[0] == 'M';
-    const size_t ifd = get(t + 4, 4, big);
-    if (ifd > n - 2)
+    /* every Orientation SHORT of IFD0, each of its values, wherever they
+     * lie: a reader may take any of them */
+    const size_t ifd = get(&x, 4, 4);
+    for (unsigned i = 0, k = entries(&x, ifd); i < k; i++) {
+        const size_t e = ifd + 2 + 12 * (size_t)i, count = get(&x, e + 4, 4);
+        const size_t at = count <= x.n / 2 ? value_at(&x, e, 2 * count) : 0;
+        for (size_t c = 0; get(&x, e, 2) == 0x0112 && get(&x, e + 2, 2) == 3 && at && c < count; c++)
+            put(&x, at + 2 * c, 2, 1);
+    }
+}
+
+/* Zeroes bytes [at, at + len) where they lie whole in the data; trims them
+ * off where they end it. */
+static void wipe(struct tiff *x, size_t at, size_t len)
+{
+    if (at < 8 || at > x->n || len > x->n - at)
         return;
-    const unsigned count = get(t + ifd, 2, big);
-    for (size_t i = 0, e = ifd + 2; i < count && e + 12 <= n; i++, e += 12)
-        if (get(t + e, 2, big) == 0x0112 && get(t + e + 2, 2, big) == 3 && get(t + e + 4, 4, big) >= 1) {
-            t[e + 8] = big ? 0 : 1; /* SHORT 1, left-justified in the value field */
-            t[e + 9] = big ? 1 : 0;
-            return;
+    memset(x->t + at, 0, len);
+    if (at + len == x->n)
+        x->n = at;
+}
+
+void gf_exif_update(gf_meta *m, int width, int height, int edited)
+{
+    struct tiff x;
+    if (!open_tiff(m, &x))
+        return;
+    const size_t ifd0 = get(&x, 4, 4);
+    const unsigned k0 = entries(&x, ifd0);
+    if (!k0)
+        return;
+    /* IFD1, the thumbnail's: its image (JPEG or strips) and itself wiped,
+     * and unlinked from IFD0 */
+    const size_t link = ifd0 + 2 + 12 * (size_t)k0;
+    if (edited && link <= x.n - 4 && get(&x, link, 4)) {
+        const size_t ifd1 = get(&x, link, 4);
+        const unsigned k1 = entries(&x, ifd1);
+        size_t jpeg = 0, jpeg_len = 0, strip = 0, strip_len = 0;
+        for (unsigned i = 0; i < k1; i++) {
+            const size_t e = ifd1 + 2 + 12 * (size_t)i, at = value_at(&x, e, 4);
+            const unsigned tag = get(&x, e, 2), type = get(&x, e + 2, 2);
+            if (!at || get(&x, e + 4, 4) != 1 || (type != 3 && type != 4))
+                continue;
+            const size_t v = get(&x, at, type == 3 ? 2 : 4);
+            if (tag == 0x0201)
+                jpeg = v;
+            else if (tag == 0x0202)
+                jpeg_len = v;
+            else if (tag == 0x0111)
+                strip = v;
+            else if (tag == 0x0117)
+                strip_len = v;
         }
+        put(&x, link, 4, 0);
+        wipe(&x, jpeg, jpeg_len);
+        wipe(&x, strip, strip_len);
+        if (k1)
+            wipe(&x, ifd1, 2 + 12 * (size_t)k1 + 4);
+    }
+    /* PixelXDimension and PixelYDimension of the Exif IFD, and IFD0's
+     * ImageWidth and ImageLength where present: the output's size (a SHORT
+     * that cannot hold it becomes a LONG, which fits the same field) */
+    size_t exif_ifd = 0;
+    for (unsigned i = 0; i < k0; i++) {
+        const size_t e = ifd0 + 2 + 12 * (size_t)i;
+        if (get(&x, e, 2) == 0x8769 && get(&x, e + 4, 4) == 1)
+            exif_ifd = get(&x, e + 8, 4);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const size_t ifd = pass ? exif_ifd : ifd0;
+        const unsigned w = pass ? 0xA002 : 0x0100, h = pass ? 0xA003 : 0x0101;
+        for (unsigned i = 0, k = entries(&x, ifd); i < k; i++) {
+            const size_t e = ifd + 2 + 12 * (size_t)i;
+            const unsigned tag = get(&x, e, 2), type = get(&x, e + 2, 2);
+            if ((tag != w && tag != h) || get(&x, e + 4, 4) != 1 || (type != 3 && type != 4))
+                continue;
+            const unsigned v = (unsigned)(tag == w ? width : height);
+            if (type == 3 && v > 0xFFFF)
+                put(&x, e + 2, 2, 4);
+            put(&x, e + 8, 4, 0);
+            put(&x, e + 8, get(&x, e + 2, 2) == 3 ? 2 : 4, v);
+        }
+    }
+    m->exif_len = x.n;
 }

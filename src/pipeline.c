@@ -124,6 +124,8 @@ gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_
                     {"rotate", GF_ORIENT_ROT270, 270}};
     *out = *plan;
     *steps = NULL;
+    for (int i = 0; meta && i < plan->nsteps; i++)
+        meta->edited |= !plan->steps[i].op->passthrough;
     const int o = plan->set.auto_orient && meta ? gf_exif_orientation(meta) : 0;
     if (o <= 1)
         return GF_OK;
@@ -139,6 +141,7 @@ gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_
         memcpy(*steps + 1, plan->steps, sizeof **steps * (size_t)plan->nsteps);
     out->steps = *steps;
     out->nsteps = plan->nsteps + 1;
+    meta->edited = 1;
     gf_exif_reset_orientation(meta);
     return GF_OK;
 }
@@ -174,10 +177,12 @@ gf_format gf_output_format(const gf_settings *set, const char *output, gf_format
     return f ? f : infmt;
 }
 
-gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_meta *meta, gf_format infmt,
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *meta, gf_format infmt,
                    const char *output, const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
+    if (meta)
+        gf_exif_update(meta, img->width, img->height, meta->edited);
     const gf_meta kept = gf_meta_kept(meta, set->keep, img->channels);
     struct encode_ctx e = {gf_output_format(set, output, infmt), img,
                            {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};

@@ -32,7 +32,8 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
                   gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
 /* Under -auto-orient, `plan` with the step that turns an image of EXIF
  * orientation meta's upright put first (*steps, which the caller frees,
- * holds the new list), and meta's tag reset to 1; else `plan` as it is. */
+ * holds the new list), and meta's tag reset to 1; else `plan` as it is.
+ * meta->edited is set when a step changes the pixels. */
 gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps);
 /* gf_load's second half: decodes buf[0..n), which took read_ms to read. */
 gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
@@ -40,7 +41,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 /* The format OUTPUT is written in: -format, else its extension, else infmt. */
 gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name, int threads);
-gf_status gf_store(const gf_settings *set, int threads, gf_image *img, const gf_meta *meta, gf_format infmt,
+gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *meta, gf_format infmt,
                    const char *output, const char *name);
 
 /* Batch mode (-o DIR, src/batch.c): every INPUT (and every path of each

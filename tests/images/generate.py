@@ -116,6 +116,27 @@ def gen_jpeg():
     app1 = b'\xff\xe1' + struct.pack('>H', 2 + 6 + len(tiff)) + b'Exif\0\0' + tiff
     at = 4 + struct.unpack('>H', data[4:6])[0] if data[2:4] == b'\xff\xe0' else 2
     open(os.path.join(HERE, 'exif6.jpg'), 'wb').write(data[:at] + app1 + data[at:])
+    # EXIF a camera writes (IFD0, the Exif IFD with the pixel dimensions,
+    # IFD1 with a JPEG thumbnail whose bytes hold a marker string), and two
+    # odd orientations: the tag twice, and one SHORT of 3 stored at an offset
+    def ifd(entries, next_ifd):
+        return struct.pack('<H', len(entries)) + b''.join(
+            struct.pack('<HHI', tag, typ, count) + value for tag, typ, count, value in entries) + struct.pack('<I', next_ifd)
+    short = lambda v: struct.pack('<HH', v, 0)
+    long_ = lambda v: struct.pack('<I', v)
+    thumb = b'\xff\xd8\xff\xfe\x00\x16SECRET-THUMBNAIL-FACE\xff\xd9'
+    exif_at, ifd1_at = 8 + 2 + 3 * 12 + 4, 8 + 2 + 3 * 12 + 4 + 2 + 2 * 12 + 4
+    thumb_at = ifd1_at + 2 + 3 * 12 + 4
+    tiff = (b'II*\0' + long_(8)
+            + ifd([(0x0112, 3, 1, short(1)), (0x0131, 2, 4, b'gf\0\0'), (0x8769, 4, 1, long_(exif_at))], ifd1_at)
+            + ifd([(0xA002, 3, 1, short(W)), (0xA003, 3, 1, short(H))], 0)
+            + ifd([(0x0103, 3, 1, short(6)), (0x0201, 4, 1, long_(thumb_at)), (0x0202, 4, 1, long_(len(thumb)))], 0)
+            + thumb)
+    orient_twice = b'II*\0' + long_(8) + ifd([(0x0112, 3, 1, short(6)), (0x0112, 3, 1, short(6))], 0)
+    orient_offset = b'II*\0' + long_(8) + ifd([(0x0112, 3, 3, long_(8 + 2 + 12 + 4))], 0) + struct.pack('<3H', 6, 6, 6)
+    for name, t in (('exif-thumb', tiff), ('exif-orient-twice', orient_twice), ('exif-orient-offset', orient_offset)):
+        app1 = b'\xff\xe1' + struct.pack('>H', 2 + 6 + len(t)) + b'Exif\0\0' + t
+        open(os.path.join(HERE, name + '.jpg'), 'wb').write(data[:at] + app1 + data[at:])
     # writers that forget the end marker (EOI): decoded, with a warning
     for name in ('base420', 'prog420'):
         data = open(os.path.join(HERE, name + '.jpg'), 'rb').read()
