@@ -83,6 +83,7 @@ typedef struct gf_decode_opts {
     const char *name;      /* for warnings */
     gf_meta *meta;         /* out, when not NULL: the file's metadata (zeroed first) */
     int lenient;           /* keep what the decoder recovered from damaged data, with a warning */
+    int libpng_only;       /* PNG: every file through libpng (the plain-file path's oracle, tests/pngdiff.c) */
 } gf_decode_opts;
 
 typedef struct gf_encode_opts {

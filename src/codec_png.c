@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PNG in through libpng: every colour type and bit depth (palette and tRNS
  * become RGB/RGBA/GA, sub-8-bit gray becomes 8-bit, Adam7 handled), a plain
- * file's rows inflated by libdeflate.  PNG out: 8/16-bit G, GA, RGB, RGBA,
+ * file's rows inflated in bands and unfiltered here.  PNG out: 8/16-bit G, GA, RGB, RGBA,
  * filtered here and deflated in strips on every thread by zlib or libdeflate. */
 #include "config.h"
 
@@ -130,6 +130,8 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
     const char *type = (const char *)k->name;
     if (memcmp(type, "iTXt", 4) && memcmp(type, "tEXt", 4) && memcmp(type, "zTXt", 4))
         return 0; /* libpng's own rules */
+    if (!k->size)
+        return 1; /* no keyword (and k->data is NULL) */
     const uint8_t *d = k->data, *end = k->data + k->size;
     if (memcmp(type, "iTXt", 4) || k->size < sizeof key + 2 || memcmp(d, key, sizeof key) || d[sizeof key] != 0) {
         const uint8_t *nul = memchr(d, 0, k->size < 80 ? k->size : 80);
@@ -199,17 +201,19 @@ static void read_meta(png_structp png, png_infop info, struct pngctx *c)
 
 /* ---- the rows of a plain file, without libpng ------------------------------
  *
- * libpng inflates with zlib a row at a time; libdeflate inflates the whole
- * stream at once, faster.  Where a file is plain (not interlaced; 8 or 16-bit
- * gray, GA, RGB or RGBA without tRNS; its IDAT chunks in one run with good
- * CRCs, then only chunks libpng would skip unread, then a good IEND; one zlib
- * stream with a 32 KiB window that fills the rows exactly, every row's filter
- * one of the five), the rows are inflated by libdeflate and unfiltered here.
+ * libpng inflates a row at a time, and unfilters a row at a time through
+ * generic code.  Where a file is plain (not interlaced; 8 or 16-bit gray,
+ * GA, RGB or RGBA without tRNS; its IDAT chunks in one run with good CRCs,
+ * then only chunks libpng would skip unread, each named by four letters,
+ * then a good IEND; one zlib stream with a 32 KiB window that fills the rows
+ * exactly, every row's filter one of the five), the rows are inflated by
+ * zlib (libpng's inflater, so that the verdict on every stream is libpng's:
+ * libdeflate accepts streams zlib refuses) a band at a time, and unfiltered
+ * here.
  * Any other file, damaged ones included, is read by libpng as before, from
  * where png_read_info left it: its errors, warnings and -lenient rescue are
- * libpng's.  The inflated rows are held whole, so only images of at most
- * PLAIN_MAX bytes of them are read this way. */
-enum { PLAIN_MAX = 256 << 20, PLAIN_AFTER = 16 };
+ * libpng's. */
+enum { PLAIN_AFTER = 16, PLAIN_BAND = 256 << 10 };
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -232,6 +236,9 @@ static int good_chunk(const uint8_t *p, size_t n, uint32_t *len)
 static int passed_over(const uint8_t *type, int meta)
 {
     static const char asked[] = "iCCPeXIfpHYstEXtzTXtiTXt";
+    for (int i = 0; i < 4; i++) /* a name of four ASCII letters, else libpng's error */
+        if ((type[i] | 0x20) < 'a' || (type[i] | 0x20) > 'z')
+            return 0;
     if (!(type[0] & 0x20))
         return 0;
     for (size_t i = 0; meta && i + 4 < sizeof asked; i += 4)
@@ -296,6 +303,25 @@ static int unfilter(const uint8_t *in, const uint8_t *up, uint8_t *out, size_t n
     return 0;
 }
 
+/* The IDAT chunks not yet given to zlib: the next one, and how many. */
+struct idat {
+    const uint8_t *next;
+    size_t left;
+};
+
+/* Gives zs the next IDAT chunk's data once it has used up the last: 1 if it
+ * did. */
+static int feed(z_stream *zs, struct idat *in)
+{
+    if (zs->avail_in || !in->left)
+        return 0;
+    zs->next_in = (Bytef *)(in->next + 8);
+    zs->avail_in = get32(in->next);
+    in->next += 12 + (size_t)get32(in->next);
+    in->left--;
+    return 1;
+}
+
 /* Reads the rows of c->img as above where the file is plain (libpng has read
  * up to the first IDAT chunk's data, at c->off): 1 if it did, 0 if the file
  * is libpng's (c->off untouched). */
@@ -303,14 +329,14 @@ static int read_plain_rows(struct pngctx *c, int meta)
 {
     gf_image *im = &c->img;
     const size_t bpp = (size_t)im->channels * (size_t)(im->depth / 8), n = (size_t)im->width * bpp;
-    if (n + 1 > PLAIN_MAX / (size_t)im->height || c->off < 8)
+    if (c->off < 8)
         return 0;
     const size_t total = (n + 1) * (size_t)im->height;
     const uint8_t *first = c->buf + c->off - 8, *p = first, *end = c->buf + c->n;
-    size_t zn = 0, nidat = 0;
+    size_t nidat = 0;
     uint32_t len;
     for (; good_chunk(p, (size_t)(end - p), &len) && !memcmp(p + 4, "IDAT", 4); p += 12 + (size_t)len)
-        zn += len, nidat++;
+        nidat++;
     for (int k = 0; good_chunk(p, (size_t)(end - p), &len); k++, p += 12 + (size_t)len) {
         if (!memcmp(p + 4, "IEND", 4)) {
             p = len ? p : NULL; /* NULL: the file is whole */
@@ -319,35 +345,52 @@ static int read_plain_rows(struct pngctx *c, int meta)
         if (k == PLAIN_AFTER || !passed_over(p + 4, meta) || len > (1u << 20))
             break;
     }
-    if (p || zn < 2)
+    if (p || get32(first) < 2 || first[8] != 0x78) /* deflate, a 32 KiB window */
         return 0;
-    uint8_t *z = NULL, *raw = malloc(total);
-    const uint8_t *in = first + 8;
-    if (raw && nidat > 1 && (z = malloc(zn))) { /* the IDAT chunks' data as one */
-        size_t o = 0;
-        for (const uint8_t *q = first; o < zn; q += 12 + (size_t)get32(q))
-            memcpy(z + o, q + 8, get32(q)), o += get32(q);
-        in = z;
+    /* zlib, as libpng's, inflates the IDAT chunks' data in turn, a band of
+     * rows at a time into `raw`, each band unfiltered into the image */
+    const size_t band = (n + 1) * (size_t)(n + 1 < PLAIN_BAND ? PLAIN_BAND / (n + 1) : 1);
+    uint8_t *raw = malloc(band), *zero = calloc(1, n), *row = NULL;
+    z_stream zs = {0};
+    int ok = raw && zero && inflateInit2(&zs, 15) == Z_OK, rc = Z_OK;
+    const int opened = ok, swap = im->depth == 16 && little_endian();
+    struct idat in = {first, nidat};
+    size_t filled = 0; /* bytes of the band inflated */
+    int y = 0;
+    while (ok && y < im->height) {
+        if (feed(&zs, &in))
+            continue;
+        const size_t rest = total - (size_t)y * (n + 1), want = band < rest ? band : rest;
+        zs.next_out = raw + filled;
+        zs.avail_out = (uInt)(want - filled);
+        rc = inflate(&zs, Z_SYNC_FLUSH);
+        filled = want - zs.avail_out;
+        if (filled == want) { /* a band whole: its rows into the image */
+            for (const uint8_t *r = raw; ok && r < raw + want; r += n + 1, y++) {
+                row = (uint8_t *)im->data + (size_t)y * im->stride;
+                ok = unfilter(r, y ? row - im->stride : zero, row, n, bpp);
+                if (swap && y) /* the row above, no longer wanted as PNG stores it */
+                    swap16(row - im->stride, row - im->stride, n);
+            }
+            filled = 0;
+        }
+        ok = ok && (rc == Z_OK || (rc == Z_STREAM_END && y == im->height));
     }
-    const int whole = raw && (nidat == 1 || z) && in[0] == 0x78; /* deflate, a 32 KiB window */
-    struct libdeflate_decompressor *d = whole ? libdeflate_alloc_decompressor() : NULL;
-    size_t used = 0, got = 0;
-    int ok = d && libdeflate_zlib_decompress_ex(d, in, zn, raw, total, &used, &got) == LIBDEFLATE_SUCCESS &&
-             used == zn && got == total;
-    if (d)
-        libdeflate_free_decompressor(d);
-    free(z);
-    const int swap = im->depth == 16 && little_endian();
-    uint8_t *zero = ok ? calloc(1, n) : NULL, *row = NULL;
-    ok = zero != NULL;
-    for (int y = 0; ok && y < im->height; y++) {
-        row = (uint8_t *)im->data + (size_t)y * im->stride;
-        ok = unfilter(raw + (n + 1) * (size_t)y, y ? row - im->stride : zero, row, n, bpp);
-        if (swap && y) /* the row above, no longer wanted as PNG stores it */
-            swap16(row - im->stride, row - im->stride, n);
+    /* every row in: the stream must end there, with the last IDAT chunk */
+    uint8_t extra;
+    while (ok && rc == Z_OK) {
+        if (feed(&zs, &in))
+            continue;
+        zs.next_out = &extra;
+        zs.avail_out = 1;
+        rc = inflate(&zs, Z_SYNC_FLUSH);
+        ok = zs.avail_out == 1; /* not a byte more */
     }
+    ok = ok && rc == Z_STREAM_END && !zs.avail_in && !in.left;
     if (ok && swap)
         swap16(row, row, n);
+    if (opened)
+        inflateEnd(&zs);
     free(zero);
     free(raw);
     return ok;
@@ -416,7 +459,7 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
         memset(c->img.data, 0, c->img.stride * (size_t)c->img.height);
         png_set_crc_action(png, PNG_CRC_WARN_USE, PNG_CRC_WARN_USE);
     }
-    if (!c->opts->lenient && interlace == PNG_INTERLACE_NONE && bit_depth >= 8 &&
+    if (!c->opts->lenient && !c->opts->libpng_only && interlace == PNG_INTERLACE_NONE && bit_depth >= 8 &&
         color_type != PNG_COLOR_TYPE_PALETTE && !png_get_valid(png, info, PNG_INFO_tRNS) &&
         read_plain_rows(c, c->opts->meta != NULL))
         return 0;

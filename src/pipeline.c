@@ -78,8 +78,12 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
                           gf_image *img, gf_format *fmt, gf_meta *meta)
 {
     const double t0 = gf_now_ms();
-    gf_decode_opts dopts = {set->limit_pixels, set->verbose, set->quiet, name,
-                            !set->keep && !set->auto_orient ? NULL : meta, set->lenient};
+    gf_decode_opts dopts = {.limit_pixels = set->limit_pixels,
+                            .verbose = set->verbose,
+                            .quiet = set->quiet,
+                            .name = name,
+                            .meta = !set->keep && !set->auto_orient ? NULL : meta,
+                            .lenient = set->lenient};
     if (meta)
         *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
