@@ -49,11 +49,12 @@ struct source {
 };
 
 /* A string-keyed table (open addressing); keys are not owned. */
+struct slot {
+    const char *key;
+    void *val;
+};
 struct map {
-    struct slot {
-        const char *key;
-        void *val;
-    } *slot;
+    struct slot *slot;
     size_t cap, n;
 };
 
@@ -310,7 +311,7 @@ static void clear_progress(batch *b)
 static void report(batch *b, const char *name, const char *detail)
 {
     clear_progress(b);
-    fprintf(stderr, "gpufilter: %s: %s\n", name, detail);
+    gf_say("%s: %s", name, detail);
 }
 
 static void draw_progress(batch *b, int last)
@@ -452,7 +453,7 @@ static void open_jpeg(batch *b)
     if (st) {
         if (b->plan->set.verbose) {
             pthread_mutex_lock(&b->lock);
-            fprintf(stderr, "gpufilter: %s; JPEG through libjpeg-turbo\n", gf_error_detail(st));
+            gf_say("%s; JPEG through libjpeg-turbo", gf_error_detail(st));
             pthread_mutex_unlock(&b->lock);
         }
         gf_error_clear();
@@ -518,7 +519,7 @@ static void *open_lanes(void *arg)
         cu = NULL, busy = NULL, jpeg = NULL, n = 0;
     } else if (set->verbose) {
         for (int d = 0; d < ndev; d++)
-            fprintf(stderr, "gpufilter: running on %s, %d lanes\n", gf_cuda_device_name(cu[d]), per);
+            gf_say("running on %s, %d lanes", gf_cuda_device_name(cu[d]), per);
     }
     l->cu = cu;
     l->busy = busy;
@@ -998,7 +999,7 @@ int gf_batch(const gf_plan *plan)
     if (!st && access(set->outdir, W_OK | X_OK))
         st = gf_error(GF_EIO, "cannot write into the output directory: %s", strerror(errno));
     if (st) {
-        fprintf(stderr, "gpufilter: %s: %s\n", set->outdir, gf_error_detail(st));
+        gf_say("%s: %s", set->outdir, gf_error_detail(st));
         return 1;
     }
     batch b = {.plan = plan, .nthreads = set->threads ? set->threads : gf_cpu_count()};
@@ -1014,7 +1015,12 @@ int gf_batch(const gf_plan *plan)
     b.t0 = gf_now_ms();
 
     b.lanes.ready = 1; /* no lanes: the CPU */
-    if (plan->nsteps && set->device != GF_DEVICE_CPU) {
+    if (!plan->nsteps && set->device == GF_DEVICE_CUDA) {
+        /* nothing to run, but -device cuda demands a GPU: one that does not
+         * open stops the batch before any file is written */
+        b.lanes.closing = 1;
+        open_lanes(&b);
+    } else if (plan->nsteps && set->device != GF_DEVICE_CPU) {
         b.lanes.ready = 0;
         if (pthread_create(&b.lanes.thread, NULL, open_lanes, &b) == 0) {
             b.lanes.started = 1;
@@ -1024,7 +1030,7 @@ int gf_batch(const gf_plan *plan)
         }
     }
     const int settled = !settle(&b); /* while the GPU opens */
-    if (!settled)
+    if (!settled || b.lanes.failed)
         b.taken = b.nall;
     pthread_t *tid = calloc((size_t)b.nthreads, sizeof *tid);
     int started = 0;
@@ -1049,14 +1055,17 @@ int gf_batch(const gf_plan *plan)
     if (b.progress)
         draw_progress(&b, 1);
     if (b.lanes.failed)
-        fprintf(stderr, "gpufilter: %s\n", b.lanes.error);
-    char lists[48] = "";
+        gf_say("%s", b.lanes.error);
+    /* the inputs a stop (the GPU did not open) left untouched */
+    const unsigned long long untouched = b.nall - b.done - b.failed;
+    char lists[48] = "", left[48] = "";
     if (b.bad_lists)
         snprintf(lists, sizeof lists, ", %llu list%s not read", b.bad_lists, b.bad_lists == 1 ? "" : "s");
-    if (b.failed || b.bad_lists || set->verbose)
-        fprintf(stderr, "gpufilter: %llu file%s: %llu done, %llu failed%s, %.2f s, %.1f MP/s\n", b.done + b.failed,
-                b.done + b.failed == 1 ? "" : "s", b.done, b.failed, lists, secs,
-                secs > 0 ? b.megapixels / secs : 0.0);
+    if (untouched)
+        snprintf(left, sizeof left, ", %llu not processed", untouched);
+    if (b.failed || b.bad_lists || untouched || set->verbose)
+        gf_say("%llu file%s: %llu done, %llu failed%s%s, %.2f s, %.1f MP/s", (unsigned long long)b.nall,
+               b.nall == 1 ? "" : "s", b.done, b.failed, left, lists, secs, secs > 0 ? b.megapixels / secs : 0.0);
 
     for (int i = 0; i < b.lanes.n; i++) {
         gf_nvjpeg_close(b.lanes.jpeg[i]);

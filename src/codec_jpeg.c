@@ -88,7 +88,7 @@ static void on_message(j_common_ptr cinfo, int level)
         return;
     }
     if (e->opts && e->opts->verbose)
-        fprintf(stderr, "gpufilter: %s: libjpeg warning: %s\n", e->opts->name ? e->opts->name : "-", buf);
+        gf_say("%s: libjpeg warning: %s", e->opts->name ? e->opts->name : "-", buf);
 }
 
 static void save_meta_markers(struct jpeg_decompress_struct *ci)
@@ -109,8 +109,8 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
     if (jpeg_read_icc_profile(ci, &icc, &len) && icc) {
         if (len > GF_MAX_ICC) {
             if (o && !o->quiet)
-                fprintf(stderr, "gpufilter: %s: warning: ICC profile of %u bytes dropped (more than %zu)\n",
-                        o->name ? o->name : "-", len, GF_MAX_ICC);
+                gf_say("%s: warning: ICC profile of %u bytes dropped (more than %zu)", o->name ? o->name : "-", len,
+                       GF_MAX_ICC);
             free(icc);
         } else {
             m->icc = icc;
@@ -146,8 +146,8 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
         }
     }
     if (dropped && o && !o->quiet)
-        fprintf(stderr, "gpufilter: %s: warning: comments past %d or %zu bytes dropped\n", o->name ? o->name : "-",
-                GF_MAX_TEXTS, GF_MAX_TEXT_BYTES);
+        gf_say("%s: warning: comments past %d or %zu bytes dropped", o->name ? o->name : "-", GF_MAX_TEXTS,
+               GF_MAX_TEXT_BYTES);
 }
 
 /* An APP1 of `prefix` (its NUL included) and data[0..n) through libjpeg. */
@@ -352,8 +352,7 @@ gf_status gf_jpeg_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, 
         return st; /* an error libjpeg cannot go past */
     gf_error_clear();
     if (!o->quiet)
-        fprintf(stderr, "gpufilter: %s: warning: %s; kept what was decoded (-lenient)\n", o->name ? o->name : "-",
-                l.why);
+        gf_say("%s: warning: %s; kept what was decoded (-lenient)", o->name ? o->name : "-", l.why);
     return GF_OK;
 }
 
@@ -378,8 +377,7 @@ static gf_status missing_eoi(const uint8_t *buf, size_t n, const gf_decode_opts 
     if (st2)
         return gf_error(st, "%s", why);
     if (!o->quiet)
-        fprintf(stderr, "gpufilter: %s: warning: the JPEG has no end marker; decoded without it\n",
-                o->name ? o->name : "-");
+        gf_say("%s: warning: the JPEG has no end marker; decoded without it", o->name ? o->name : "-");
     return GF_OK;
 }
 

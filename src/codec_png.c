@@ -61,7 +61,7 @@ static void on_warning(png_structp png, png_const_charp msg)
 {
     struct pngctx *c = png_get_error_ptr(png);
     if (c && c->opts && c->opts->verbose)
-        fprintf(stderr, "gpufilter: %s: libpng warning: %s\n", c->opts->name ? c->opts->name : "-", msg);
+        gf_say("%s: libpng warning: %s", c->opts->name ? c->opts->name : "-", msg);
 }
 
 static void mem_read(png_structp png, png_bytep out, size_t len)
@@ -129,7 +129,7 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
     static const char key[] = "XML:com.adobe.xmp";
     const char *type = (const char *)k->name;
     if (memcmp(type, "iTXt", 4) && memcmp(type, "tEXt", 4) && memcmp(type, "zTXt", 4))
-        return 0; /* libpng's own rules */
+        return (k->name[0] & 0x20) != 0; /* an ancillary chunk passed over; a critical one libpng's error */
     if (!k->size)
         return 1; /* no keyword (and k->data is NULL) */
     const uint8_t *d = k->data, *end = k->data + k->size;
@@ -148,8 +148,8 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
             png_error(png, "alloc");
         }
         if (rc > 0 && !c->text_dropped++ && !c->opts->quiet)
-            fprintf(stderr, "gpufilter: %s: warning: text chunks past %d or %zu bytes dropped\n",
-                    c->opts->name ? c->opts->name : "-", GF_MAX_TEXTS, GF_MAX_TEXT_BYTES);
+            gf_say("%s: warning: text chunks past %d or %zu bytes dropped", c->opts->name ? c->opts->name : "-",
+                   GF_MAX_TEXTS, GF_MAX_TEXT_BYTES);
         return 1;
     }
     if (c->meta.xmp)
@@ -170,8 +170,8 @@ static void keep(png_structp png, struct pngctx *c, const char *what, const png_
 {
     if (n > most) {
         if (!c->opts->quiet)
-            fprintf(stderr, "gpufilter: %s: warning: %s of %zu bytes dropped (more than %zu)\n",
-                    c->opts->name ? c->opts->name : "-", what, n, most);
+            gf_say("%s: warning: %s of %zu bytes dropped (more than %zu)", c->opts->name ? c->opts->name : "-", what, n,
+                   most);
     } else if (!(*to = malloc(n))) {
         c->status = gf_error(GF_ENOMEM, "out of memory");
         png_error(png, "alloc");
@@ -482,8 +482,7 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
     int failed = decode(png, info, &c);
     if (failed && o->lenient && c.reading && !c.status) {
         if (!o->quiet)
-            fprintf(stderr, "gpufilter: %s: warning: %s; kept what was decoded (-lenient)\n", o->name ? o->name : "-",
-                    c.msg);
+            gf_say("%s: warning: %s; kept what was decoded (-lenient)", o->name ? o->name : "-", c.msg);
         failed = 0;
     }
     if (failed) {

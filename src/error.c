@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static _Thread_local char detail[512];
 
@@ -42,4 +43,46 @@ const char *gf_strerror(gf_status st)
     case GF_EINTERNAL: return "internal error";
     }
     return "unknown error";
+}
+
+void gf_say(const char *fmt, ...)
+{
+    char small[1024], *msg = small;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof small && (msg = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!msg) { /* out of memory: the message cut short */
+        msg = small;
+        n = (int)sizeof small - 1;
+    }
+    /* "gpufilter: ", each byte (4 at most escaped), "\n\0" */
+    char *line = malloc(11 + 4 * (size_t)n + 2), *o = line;
+    if (line) {
+        o += sprintf(o, "gpufilter: ");
+        for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+            if (*c == '\n')
+                o += sprintf(o, "\\n");
+            else if (*c == '\r')
+                o += sprintf(o, "\\r");
+            else if (*c == '\t')
+                o += sprintf(o, "\\t");
+            else if (*c < 0x20 || *c == 0x7F)
+                o += sprintf(o, "\\x%02X", *c);
+            else
+                *o++ = (char)*c;
+        *o++ = '\n';
+        *o = '\0';
+        fputs(line, stderr);
+        free(line);
+    }
+    if (msg != small)
+        free(msg);
 }

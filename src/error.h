@@ -34,6 +34,10 @@ gf_status gf_error(gf_status st, const char *fmt, ...) GF_PRINTF(2, 3);
 /* The detail recorded last on this thread, or a generic text for `st`. */
 const char *gf_error_detail(gf_status st);
 void gf_error_clear(void);
+/* Prints one line on standard error: "gpufilter: " and the message, its
+ * control characters (a newline in a file name) written as \n, \r, \t or
+ * \xHH, so that every message stays one line. */
+void gf_say(const char *fmt, ...) GF_PRINTF(1, 2);
 const char *gf_strerror(gf_status st);
 
 #ifdef __cplusplus

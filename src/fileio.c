@@ -227,8 +227,8 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
     if (fd < 0) {
         /* the output is written beside itself first: what failed is writing into its folder */
         const int len = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
-        gf_status st = gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? len : 1, dirlen ? path : ".",
-                                strerror(errno));
+        gf_status st =
+            gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? len : 1, dirlen ? path : ".", strerror(errno));
         free(tmp);
         free(target);
         return st;

@@ -27,7 +27,7 @@ static void version(void)
 
 static int usage_error(const char *detail)
 {
-    fprintf(stderr, "gpufilter: %s (see 'gpufilter --help')\n", detail);
+    gf_say("%s (see 'gpufilter --help')", detail);
     return 2;
 }
 
@@ -59,7 +59,7 @@ static void *open_device(void *arg)
     } else {
         gf_cuda_prepare_transfers(d->cu);
         if (set->verbose)
-            fprintf(stderr, "gpufilter: running on %s\n", gf_cuda_device_name(d->cu));
+            gf_say("running on %s", gf_cuda_device_name(d->cu));
     }
     return NULL;
 }
@@ -70,16 +70,15 @@ static void choose_device(void *ctx, const uint8_t *buf, size_t n)
 {
     struct device *d = ctx;
     const gf_settings *set = &d->plan->set;
-    if (set->device == GF_DEVICE_CPU || d->plan->nsteps == 0)
-        return;
+    if (set->device == GF_DEVICE_CPU || (d->plan->nsteps == 0 && set->device != GF_DEVICE_CUDA))
+        return; /* -device cuda is a demand: without a working GPU it fails, operations or not */
     gf_shape shape;
     if (set->device == GF_DEVICE_AUTO && !gf_peek_shape(buf, n, &shape)) {
         const double ms = gf_chain_cpu_ms(d->plan->steps, d->plan->nsteps, shape,
                                           set->threads ? set->threads : gf_cpu_count());
         if (ms < CPU_RATHER_MS) {
             if (set->verbose)
-                fprintf(stderr, "gpufilter: running on the CPU (about %.0f ms of work, less than a GPU's start)\n",
-                        ms);
+                gf_say("running on the CPU (about %.0f ms of work, less than a GPU's start)", ms);
             return;
         }
     }
@@ -188,7 +187,7 @@ int main(int argc, char **argv)
     const char *failed = input;
     gf_status st = process(&plan, &d, input, output, &failed);
     if (st)
-        fprintf(stderr, "gpufilter: %s: %s\n", failed, gf_error_detail(st));
+        gf_say("%s: %s", failed, gf_error_detail(st));
     gf_cuda_close(d.cu);
     gf_plan_free(&plan);
     return st ? 1 : 0;

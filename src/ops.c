@@ -75,7 +75,7 @@ static int unsigned_number(const char **p, double *v)
 static gf_status parse_blur(gf_step *s, const char *arg)
 {
     double r = 0, sigma;
-    const char *x = strpbrk(arg, "xX");
+    const char *whole = arg, *x = strpbrk(arg, "xX");
     if (x) {
         char head[64];
         size_t k = (size_t)(x - arg);
@@ -87,6 +87,8 @@ static gf_status parse_blur(gf_step *s, const char *arg)
             return gf_error(GF_EINVAL, "invalid -blur radius '%s' (want an integer 0 to %d)", head, GF_MAX_RADIUS);
         arg = x + 1;
     }
+    if (x && (number(arg, &sigma) || !(sigma > 0)))
+        return gf_error(GF_EINVAL, "invalid -blur '%s' (want RxSIGMA, SIGMA a number > 0)", whole);
     if (number(arg, &sigma) || !(sigma > 0))
         return gf_error(GF_EINVAL, "invalid -blur sigma '%s' (want a number > 0)", arg);
     if (r == 0) {

@@ -21,7 +21,7 @@ double gf_now_ms(void)
 
 void gf_timing(const char *name, const char *stage, double ms, const char *info)
 {
-    fprintf(stderr, "gpufilter: %s: %-10s %9.3f ms%s%s\n", name, stage, ms, info ? "  " : "", info ? info : "");
+    gf_say("%s: %-10s %9.3f ms%s%s", name, stage, ms, info ? "  " : "", info ? info : "");
 }
 
 gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,
@@ -155,7 +155,7 @@ int gf_gpu_fallback(const gf_settings *set, gf_status st)
     if (set->device != GF_DEVICE_AUTO || st == GF_EINVAL)
         return 0;
     if (set->verbose)
-        fprintf(stderr, "gpufilter: no usable GPU (%s); running on the CPU\n", gf_error_detail(st));
+        gf_say("no usable GPU (%s); running on the CPU", gf_error_detail(st));
     return 1;
 }
 
@@ -168,7 +168,7 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
         if (st != GF_EDEVMEM || set->device != GF_DEVICE_AUTO)
             return st;
         if (!set->quiet)
-            fprintf(stderr, "gpufilter: %s: %s; running on the CPU instead\n", name, gf_error_detail(st));
+            gf_say("%s: %s; running on the CPU instead", name, gf_error_detail(st));
     }
     return gf_pipeline_cpu(plan->steps, plan->nsteps, img, set->limit_pixels, set->verbose, name, threads);
 }
@@ -197,11 +197,9 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *
     /* under -v, once: a setting the output's format has no use for */
     static atomic_flag quality_noted = ATOMIC_FLAG_INIT, compress_noted = ATOMIC_FLAG_INIT;
     if (set->verbose && set->quality_given && e.fmt != GF_FMT_JPEG && !atomic_flag_test_and_set(&quality_noted))
-        fprintf(stderr, "gpufilter: note: -quality applies to JPEG output only; %s is %s\n", output,
-                gf_format_name(e.fmt));
+        gf_say("note: -quality applies to JPEG output only; %s is %s", output, gf_format_name(e.fmt));
     if (set->verbose && set->compress_given && e.fmt != GF_FMT_PNG && !atomic_flag_test_and_set(&compress_noted))
-        fprintf(stderr, "gpufilter: note: -compress applies to PNG output only; %s is %s\n", output,
-                gf_format_name(e.fmt));
+        gf_say("note: -compress applies to PNG output only; %s is %s", output, gf_format_name(e.fmt));
     double t0 = gf_now_ms();
     gf_status st = GF_OK;
     if (set->depth)
