@@ -681,7 +681,9 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
     gf_exif_update(&j->meta, dev.width, dev.height, j->meta.edited);
-    const gf_meta kept = gf_meta_kept(&j->meta, set->keep, dev.channels);
+    gf_meta kept = gf_meta_kept(&j->meta, set->keep, dev.channels);
+    if (jpeg_out)
+        gf_meta_for_jpeg(&kept, j->input, set->quiet);
     if (!st && jpeg_out && !gf_meta_empty(&kept)) {
         /* nvJPEG writes no metadata: the input's goes in */
         uint8_t *with;

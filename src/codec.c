@@ -23,7 +23,8 @@ void gf_meta_free(gf_meta *m)
 
 int gf_meta_empty(const gf_meta *m)
 {
-    return !m->icc && !m->exif && !m->xmp && !m->density_x && !m->iptc && !m->ntext;
+    return !m->icc && !m->exif && !m->xmp && !m->density_x && !m->iptc && !m->ntext && !m->gamma && !m->chrm[0] &&
+           !m->srgb && !m->no_jfif;
 }
 
 int gf_meta_add_text(gf_meta *m, const char *type, const uint8_t *data, size_t n)
@@ -47,9 +48,7 @@ int gf_meta_add_text(gf_meta *m, const char *type, const uint8_t *data, size_t n
     return 0;
 }
 
-/* zlib data z[0..n) inflated into a new buffer of at most `most` bytes (the
- * rest dropped): its length, or -1 when it is not zlib data or out of memory. */
-static long inflate_capped(const uint8_t *z, size_t n, size_t most, uint8_t **out)
+long gf_inflate_capped(const uint8_t *z, size_t n, size_t most, uint8_t **out)
 {
     uint8_t *b = malloc(most ? most : 1);
     z_stream s = {0};
@@ -104,7 +103,7 @@ int gf_text_comment(const gf_text *t, uint8_t **out, size_t *len)
     long n = (long)(end - text);
     if (zipped) {
         uint8_t *b;
-        if ((n = inflate_capped(text, (size_t)n, GF_MAX_COMMENT, &b)) < 0)
+        if ((n = gf_inflate_capped(text, (size_t)n, GF_MAX_COMMENT, &b)) < 0)
             return 0; /* not inflatable: no comment to give */
         *out = b;
     } else {
@@ -127,6 +126,11 @@ gf_meta gf_meta_kept(const gf_meta *m, unsigned keep, int channels)
     if ((keep & GF_KEEP_ICC) && m->icc && m->icc_len >= 20 &&
         !memcmp(m->icc + 16, channels <= 2 ? "GRAY" : "RGB ", 4))
         k.icc = m->icc, k.icc_len = m->icc_len;
+    if (keep & GF_KEEP_ICC) {
+        k.gamma = m->gamma, k.srgb = m->srgb;
+        memcpy(k.chrm, m->chrm, sizeof k.chrm);
+    }
+    k.no_jfif = m->no_jfif;
     if (keep & GF_KEEP_EXIF)
         k.exif = m->exif, k.exif_len = m->exif_len;
     if (keep & GF_KEEP_XMP)
@@ -138,6 +142,22 @@ gf_meta gf_meta_kept(const gf_meta *m, unsigned keep, int channels)
     if (keep & GF_KEEP_TEXT)
         k.text = m->text, k.ntext = m->ntext;
     return k;
+}
+
+void gf_meta_for_jpeg(gf_meta *k, const char *name, int quiet)
+{
+    if (k->exif && k->exif_len > GF_MAX_EXIF) {
+        if (!quiet)
+            gf_say("%s: warning: EXIF data of %zu bytes not written (a JPEG segment holds %zu)", name, k->exif_len,
+                   GF_MAX_EXIF);
+        k->exif = NULL, k->exif_len = 0;
+    }
+    if (k->xmp && k->xmp_len > GF_MAX_XMP) {
+        if (!quiet)
+            gf_say("%s: warning: XMP of %zu bytes not written (a JPEG segment holds %zu)", name, k->xmp_len,
+                   GF_MAX_XMP);
+        k->xmp = NULL, k->xmp_len = 0;
+    }
 }
 
 gf_format gf_sniff(const uint8_t *b, size_t n)

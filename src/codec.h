@@ -37,7 +37,14 @@ typedef struct gf_meta {
     size_t iptc_len;
     gf_text *text; /* PNG text chunks (XMP's aside) and JPEG comments, in file order */
     size_t ntext;
-    int edited; /* the pixels are changed on the way: EXIF's thumbnail would show the input's */
+    /* a PNG's colour chunks, for a PNG output (kept with the profile): gAMA
+     * (the gamma x 100000, 0 none), cHRM (white, red, green and blue x and
+     * y x 100000; none when chrm[0] is 0), sRGB (its rendering intent + 1,
+     * 0 none) */
+    unsigned gamma, chrm[8];
+    int srgb;
+    int no_jfif; /* a JPEG read without a JFIF APP0: a JPEG written from it gets none either */
+    int edited;  /* the pixels are changed on the way: EXIF's thumbnail would show the input's */
 } gf_meta;
 enum { GF_DENSITY_ASPECT = 0, GF_DENSITY_INCH = 1, GF_DENSITY_CM = 2, GF_DENSITY_METRE = 3 };
 /* Which of it an output gets (-keep, -strip) */
@@ -58,10 +65,20 @@ gf_meta gf_meta_kept(const gf_meta *m, unsigned keep, int channels);
 void gf_meta_free(gf_meta *m);
 /* 1 when m holds nothing to write. */
 int gf_meta_empty(const gf_meta *m);
+/* zlib data z[0..n) inflated into a new buffer of at most `most` bytes (the
+ * rest dropped): its length, or -1 when it is not zlib data or out of memory. */
+long gf_inflate_capped(const uint8_t *z, size_t n, size_t most, uint8_t **out);
+/* The view k for a JPEG output: EXIF or XMP larger than one segment holds
+ * taken out, each with a warning naming `name` (not when `quiet`). */
+void gf_meta_for_jpeg(gf_meta *k, const char *name, int quiet);
 #define GF_MAX_ICC ((size_t)4 << 20) /* larger profiles are dropped, with a warning */
-#define GF_MAX_EXIF ((size_t)65533 - 2 - 6) /* what one JPEG APP1 segment holds; more is dropped, with a warning */
+/* A JPEG segment holds 65533 bytes after its length: EXIF after "Exif\0\0",
+ * XMP after its namespace and NUL (extended XMP is not carried).  More
+ * goes into PNG (up to GF_MAX_PNG_META) but not into JPEG: gf_meta_for_jpeg. */
+#define GF_MAX_EXIF ((size_t)65533 - 6)
 #define GF_XMP_NS "http://ns.adobe.com/xap/1.0/" /* an XMP APP1 starts with it and a NUL */
-#define GF_MAX_XMP ((size_t)65533 - 2 - sizeof GF_XMP_NS) /* likewise (no extended XMP) */
+#define GF_MAX_XMP ((size_t)65533 - sizeof GF_XMP_NS)
+#define GF_MAX_PNG_META ((size_t)4 << 20) /* EXIF or XMP read from a PNG; more is dropped, with a warning */
 #define GF_IPTC_ID "Photoshop 3.0" /* an APP13 of Photoshop resources starts with it and a NUL */
 #define GF_MAX_COMMENT ((size_t)65533) /* what one JPEG COM segment holds */
 #define GF_MAX_TEXTS 256                 /* texts kept from one file; more are dropped, with a warning */
@@ -111,6 +128,9 @@ int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t mar
 /* The EXIF orientation (1-8: which way the stored pixels are to be turned
  * for display), 0 when there is none (src/exif.c, libexif). */
 int gf_exif_orientation(const gf_meta *m);
+/* Where m has no density: EXIF's (XResolution, YResolution and
+ * ResolutionUnit of IFD0, per inch or cm), if it holds one. */
+void gf_exif_density(gf_meta *m);
 /* Sets every EXIF Orientation entry to 1 (upright), changing no other byte. */
 void gf_exif_reset_orientation(gf_meta *m);
 /* For an output of width x height: EXIF's pixel dimensions (and IFD0's

@@ -99,14 +99,68 @@ static void save_meta_markers(struct jpeg_decompress_struct *ci)
     jpeg_save_markers(ci, JPEG_COM, 0xFFFF);
 }
 
+#define XMP_EXTENSION_NS "http://ns.adobe.com/xmp/extension/" /* an extended XMP APP1, and a NUL */
+
+/* Takes the note that announces extended XMP (xmpNote:HasExtendedXMP, as
+ * an attribute or an element) out of the packet xmp[0..*len): the extension
+ * is not carried, and a reader would look for it.  1 if there was one. */
+static int drop_extension_note(uint8_t *xmp, size_t *len)
+{
+    static const char note[] = ":HasExtendedXMP";
+    const uint8_t *end = xmp + *len;
+    for (uint8_t *p = xmp; (p = memchr(p, ':', (size_t)(end - p))); p++) {
+        if ((size_t)(end - p) < sizeof note || memcmp(p, note, sizeof note - 1))
+            continue;
+        uint8_t *from = p, *to = p + sizeof note - 1;
+        while (from > xmp && from[-1] != ' ' && from[-1] != '\t' && from[-1] != '\n' && from[-1] != '\r' &&
+               from[-1] != '<')
+            from--; /* the prefix */
+        if (from > xmp && from[-1] == '<') { /* <x:HasExtendedXMP>GUID</x:HasExtendedXMP> */
+            from--;
+            const uint8_t *closing = memmem(to, (size_t)(end - to), note, sizeof note - 1);
+            const uint8_t *gt = closing ? memchr(closing, '>', (size_t)(end - closing)) : NULL;
+            if (!gt)
+                return 0;
+            to = (uint8_t *)gt + 1;
+        } else if (to < end && *to == '=' && to + 1 < end && (to[1] == '"' || to[1] == '\'')) { /* x:Has...="GUID" */
+            const uint8_t *q = memchr(to + 2, to[1], (size_t)(end - to - 2));
+            if (!q)
+                return 0;
+            to = (uint8_t *)q + 1;
+            while (from > xmp && (from[-1] == ' ' || from[-1] == '\t' || from[-1] == '\n' || from[-1] == '\r'))
+                from--; /* and the space before it */
+        } else {
+            continue;
+        }
+        memmove(from, to, (size_t)(end - to));
+        *len -= (size_t)(to - from);
+        return 1;
+    }
+    return 0;
+}
+
 /* The ICC profile (libjpeg's reassembly of the APP2 markers, unless too
- * large), the density, the first EXIF and XMP APP1s, the first Photoshop
- * APP13 and the comments among the saved markers. */
+ * large, or numbered out of sequence: dropped, with a warning), the
+ * density, the first EXIF and XMP APP1s (extended XMP dropped, with a
+ * warning, and the main packet's note of it), the first Photoshop APP13
+ * and the comments among the saved markers. */
 static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_decode_opts *o)
 {
     JOCTET *icc = NULL;
     unsigned int len = 0;
-    if (jpeg_read_icc_profile(ci, &icc, &len) && icc) {
+    const char *name = o && o->name ? o->name : "-";
+    const int quiet = !o || o->quiet;
+    int icc_segments = 0, extended = 0;
+    for (jpeg_saved_marker_ptr k = ci->marker_list; k; k = k->next)
+        if (k->marker == JPEG_APP0 + 2 && k->data_length > 14 && !memcmp(k->data, "ICC_PROFILE", 12))
+            icc_segments++;
+        else if (k->marker == JPEG_APP0 + 1 && k->data_length >= sizeof XMP_EXTENSION_NS &&
+                 !memcmp(k->data, XMP_EXTENSION_NS, sizeof XMP_EXTENSION_NS))
+            extended = 1;
+    if (!jpeg_read_icc_profile(ci, &icc, &len) && icc_segments && !quiet)
+        gf_say("%s: warning: ICC profile dropped: its %d APP2 segments are not numbered 1 to %d", name, icc_segments,
+               icc_segments);
+    if (icc) {
         if (len > GF_MAX_ICC) {
             if (o && !o->quiet)
                 gf_say("%s: warning: ICC profile of %u bytes dropped (more than %zu)", o->name ? o->name : "-", len,
@@ -117,6 +171,7 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
             m->icc_len = len;
         }
     }
+    m->no_jfif = !ci->saw_JFIF_marker;
     if (ci->saw_JFIF_marker && ci->X_density && ci->Y_density && ci->density_unit <= 2 &&
         !(ci->density_unit == 0 && ci->X_density == 1 && ci->Y_density == 1)) { /* 1:1 without a unit says nothing */
         m->density_unit = ci->density_unit;
@@ -145,6 +200,8 @@ static void read_meta(struct jpeg_decompress_struct *ci, gf_meta *m, const gf_de
             m->xmp_len = k->data_length - sizeof GF_XMP_NS;
         }
     }
+    if ((extended | (m->xmp && drop_extension_note(m->xmp, &m->xmp_len))) && !quiet)
+        gf_say("%s: warning: extended XMP not carried; the main packet is kept without its note of it", name);
     if (dropped && o && !o->quiet)
         gf_say("%s: warning: comments past %d or %zu bytes dropped", o->name ? o->name : "-", GF_MAX_TEXTS,
                GF_MAX_TEXT_BYTES);
@@ -398,6 +455,14 @@ static int jfif_density(const gf_meta *m, unsigned *unit, unsigned *x, unsigned 
     return 1;
 }
 
+/* Whether a JPEG written with m gets a JFIF APP0: always, but where m came
+ * from a JPEG without one, only for a density that no EXIF carries. */
+static int want_jfif(const gf_meta *m)
+{
+    unsigned unit, x, y;
+    return !m || !m->no_jfif || (!m->exif && jfif_density(m, &unit, &x, &y));
+}
+
 struct jenc {
     struct jpeg_compress_struct cinfo;
     struct jerr err;
@@ -420,7 +485,8 @@ static int encode(struct jenc *e, FILE *f, const gf_image *img, const gf_encode_
     jpeg_set_defaults(ci);
     jpeg_set_quality(ci, o->quality, TRUE);
     unsigned unit, x, y;
-    if (jfif_density(o->meta, &unit, &x, &y)) {
+    ci->write_JFIF_header = want_jfif(o->meta);
+    if (ci->write_JFIF_header && jfif_density(o->meta, &unit, &x, &y)) {
         ci->density_unit = (UINT8)unit;
         ci->X_density = (UINT16)x;
         ci->Y_density = (UINT16)y;
@@ -520,12 +586,15 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
     if (count > 255)
         return gf_error(GF_EINTERNAL, "ICC profile too large for JPEG");
     size_t at = 2; /* after SOI, and after a JFIF APP0 that follows it */
-    const int jfif = n >= 20 && buf[2] == 0xFF && buf[3] == 0xE0 && ((size_t)buf[4] << 8 | buf[5]) >= 16 &&
-                     !memcmp(buf + 6, "JFIF", 5) && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n;
-    if (jfif)
+    const int had_jfif = n >= 20 && buf[2] == 0xFF && buf[3] == 0xE0 && ((size_t)buf[4] << 8 | buf[5]) >= 16 &&
+                         !memcmp(buf + 6, "JFIF", 5) && 4 + ((size_t)buf[4] << 8 | buf[5]) <= n;
+    if (had_jfif)
         at = 4 + ((size_t)buf[4] << 8 | buf[5]);
+    /* the encoder's JFIF APP0 kept, or dropped where m wants none */
+    const int jfif = had_jfif && want_jfif(m);
+    const size_t lead = jfif ? at : 2;
     unsigned unit, dx, dy;
-    const int density = jfif_density(m, &unit, &dx, &dy);
+    const int density = want_jfif(m) && jfif_density(m, &unit, &dx, &dy);
     const int exif = m->exif && m->exif_len <= GF_MAX_EXIF, xmp = m->xmp && m->xmp_len <= GF_MAX_XMP;
     const int iptc = m->iptc && m->iptc_len <= 65533;
     /* the comments, each a COM segment */
@@ -547,8 +616,8 @@ gf_status gf_jpeg_add_meta(const uint8_t *buf, size_t n, const gf_meta *m, uint8
         free(com_len);
         return gf_error(GF_ENOMEM, "out of memory");
     }
-    memcpy(b, buf, at);
-    size_t o = at;
+    memcpy(b, buf, lead);
+    size_t o = lead;
     if (density && !jfif) { /* a JFIF APP0 of its own, version 1.01 */
         static const uint8_t app0[11] = {0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1};
         memcpy(b + o, app0, sizeof app0);

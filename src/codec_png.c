@@ -44,6 +44,7 @@ struct pngctx {
     png_bytep *rows;
     gf_meta meta;
     int text_dropped;
+    int exif_seen; /* libpng gave the eXIf chunk (kept or dropped) */
     int reading; /* the pixels are being read: under -lenient, what came is kept */
 };
 
@@ -78,26 +79,27 @@ static void mem_read(png_structp png, png_bytep out, size_t len)
  * of a JPEG's APP13 (without its "Photoshop 3.0" header) in hexadecimal,
  * 36 bytes a line, each line after a newline, and a last newline. */
 static const char RAW_8BIM[] = "Raw profile type 8bim";
+static const char RAW_EXIF[] = "Raw profile type exif";
 #define IPTC_HEAD (sizeof GF_IPTC_ID) /* "Photoshop 3.0" and its NUL */
 
-/* The APP13 segment a raw profile's text[0..n) holds, into *iptc (0), or 1
- * where it is not one. */
-static int iptc_from_raw_profile(const uint8_t *text, size_t n, uint8_t **iptc, size_t *len)
+/* The bytes a raw profile of `kind` ("8bim", "exif") holds in text[0..n)
+ * ("\nKIND\n", its length, then hexadecimal), at most `most` of them, after
+ * `head` bytes left for the caller: a new buffer (*len bytes in all), or
+ * NULL where the text is not such a profile. */
+static uint8_t *raw_profile(const uint8_t *text, size_t n, const char *kind, size_t head, size_t most, size_t *len)
 {
-    const uint8_t *end = text + n;
-    if (n < 7 || memcmp(text, "\n8bim\n", 6))
-        return 1;
-    const uint8_t *s = text + 6;
+    const uint8_t *end = text + n, *s = text + 2 + strlen(kind);
+    if (n < 3 + strlen(kind) || text[0] != '\n' || memcmp(text + 1, kind, strlen(kind)) || s[-1] != '\n')
+        return NULL;
     while (s < end && *s == ' ')
         s++;
     size_t bytes = 0;
     for (; s < end && *s >= '0' && *s <= '9'; s++)
-        if ((bytes = bytes * 10 + (size_t)(*s - '0')) > 65533 - IPTC_HEAD)
-            return 1; /* more than one JPEG segment holds */
-    uint8_t *b = malloc(IPTC_HEAD + bytes);
+        if ((bytes = bytes * 10 + (size_t)(*s - '0')) > most)
+            return NULL;
+    uint8_t *b = malloc(head + bytes + 1);
     if (!b)
-        return 1;
-    memcpy(b, GF_IPTC_ID, IPTC_HEAD);
+        return NULL;
     size_t got = 0;
     for (int half = 0, v = 0; s < end && got < bytes; s++) {
         const int h = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
@@ -107,14 +109,51 @@ static int iptc_from_raw_profile(const uint8_t *text, size_t n, uint8_t **iptc, 
             break;
         v = v << 4 | h;
         if ((half ^= 1) == 0)
-            b[IPTC_HEAD + got++] = (uint8_t)v, v = 0;
+            b[head + got++] = (uint8_t)v, v = 0;
     }
     if (got != bytes) {
         free(b);
+        return NULL;
+    }
+    *len = head + bytes;
+    return b;
+}
+
+/* The APP13 segment a raw profile's text[0..n) holds, into *iptc (0), or 1
+ * where it is not one. */
+static int iptc_from_raw_profile(const uint8_t *text, size_t n, uint8_t **iptc, size_t *len)
+{
+    if (!(*iptc = raw_profile(text, n, "8bim", IPTC_HEAD, 65533 - IPTC_HEAD, len)))
+        return 1;
+    memcpy(*iptc, GF_IPTC_ID, IPTC_HEAD);
+    return 0;
+}
+
+/* EXIF in PNG as older ImageMagick writes it: a tEXt or zTXt "Raw profile
+ * type exif", the APP1 payload ("Exif\0\0" optional, then TIFF) as above.
+ * Into c's EXIF (0), or 1 where the text is not one. */
+static int exif_from_raw_profile(struct pngctx *c, const char *type, const uint8_t *text, size_t n)
+{
+    uint8_t *z = NULL;
+    if (!memcmp(type, "zTXt", 4)) { /* method 0, zlib; hexadecimal takes twice the bytes */
+        long got = n > 1 && !text[0] ? gf_inflate_capped(text + 1, n - 1, 2 * GF_MAX_PNG_META + 64, &z) : -1;
+        if (got < 0)
+            return 1;
+        text = z, n = (size_t)got;
+    }
+    size_t len = 0;
+    uint8_t *b = raw_profile(text, n, "exif", 0, GF_MAX_PNG_META, &len);
+    free(z);
+    if (!b)
+        return 1;
+    const size_t skip = len >= 6 && !memcmp(b, "Exif\0\0", 6) ? 6 : 0;
+    if (len - skip < 8 || !(b[skip] == b[skip + 1] && (b[skip] == 'I' || b[skip] == 'M'))) {
+        free(b);
         return 1;
     }
-    *iptc = b;
-    *len = IPTC_HEAD + bytes;
+    memmove(b, b + skip, len - skip);
+    c->meta.exif = b;
+    c->meta.exif_len = len - skip;
     return 0;
 }
 
@@ -141,6 +180,10 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
             !memcmp(d, RAW_8BIM, sizeof RAW_8BIM - 1) &&
             !iptc_from_raw_profile(nul + 1, (size_t)(end - nul - 1), &c->meta.iptc, &c->meta.iptc_len))
             return 1;
+        if (memcmp(type, "iTXt", 4) && !c->meta.exif && !c->exif_seen && (size_t)(nul - d) == sizeof RAW_EXIF - 1 &&
+            !memcmp(d, RAW_EXIF, sizeof RAW_EXIF - 1) &&
+            !exif_from_raw_profile(c, type, nul + 1, (size_t)(end - nul - 1)))
+            return 1;
         char t[5] = {type[0], type[1], type[2], type[3], 0};
         const int rc = gf_meta_add_text(&c->meta, t, d, k->size);
         if (rc < 0) {
@@ -156,7 +199,13 @@ static int on_chunk(png_structp png, png_unknown_chunkp k)
         return 1; /* a second XMP packet */
     const uint8_t *lang = d + sizeof key + 2, *trans = memchr(lang, 0, (size_t)(end - lang));
     const uint8_t *text = trans ? memchr(trans + 1, 0, (size_t)(end - trans - 1)) : NULL;
-    if (!text || (size_t)(end - text - 1) > GF_MAX_XMP || !(c->meta.xmp = malloc((size_t)(end - text - 1) + 1)))
+    if (text && (size_t)(end - text - 1) > GF_MAX_PNG_META) {
+        if (!c->opts->quiet)
+            gf_say("%s: warning: XMP of %zu bytes dropped (more than %zu)", c->opts->name ? c->opts->name : "-",
+                   (size_t)(end - text - 1), GF_MAX_PNG_META);
+        return 1;
+    }
+    if (!text || !(c->meta.xmp = malloc((size_t)(end - text - 1) + 1)))
         return 1;
     c->meta.xmp_len = (size_t)(end - text - 1);
     memcpy(c->meta.xmp, text + 1, c->meta.xmp_len);
@@ -181,7 +230,20 @@ static void keep(png_structp png, struct pngctx *c, const char *what, const png_
     }
 }
 
-/* The ICC profile, EXIF and density libpng read (the XMP comes through on_chunk). */
+/* The eXIf chunk, once libpng has read it (before or after the image data). */
+static void read_exif(png_structp png, png_infop info, struct pngctx *c)
+{
+    png_uint_32 len;
+    png_bytep data;
+    if (png_get_eXIf_1(png, info, &len, &data) && len && !c->exif_seen++) {
+        free(c->meta.exif); /* an eXIf chunk over a raw profile's EXIF */
+        c->meta.exif = NULL, c->meta.exif_len = 0;
+        keep(png, c, "EXIF data", data, len, GF_MAX_PNG_META, &c->meta.exif, &c->meta.exif_len);
+    }
+}
+
+/* The ICC profile, EXIF, gAMA, cHRM, sRGB and density libpng read (the XMP
+ * comes through on_chunk). */
 static void read_meta(png_structp png, png_infop info, struct pngctx *c)
 {
     png_charp name;
@@ -190,8 +252,15 @@ static void read_meta(png_structp png, png_infop info, struct pngctx *c)
     int comp, unit;
     if (png_get_iCCP(png, info, &name, &comp, &data, &len) && len)
         keep(png, c, "ICC profile", data, len, GF_MAX_ICC, &c->meta.icc, &c->meta.icc_len);
-    if (png_get_eXIf_1(png, info, &len, &data) && len)
-        keep(png, c, "EXIF data", data, len, GF_MAX_EXIF, &c->meta.exif, &c->meta.exif_len);
+    read_exif(png, info, c);
+    png_fixed_point g, w[8];
+    if (png_get_gAMA_fixed(png, info, &g) && g > 0)
+        c->meta.gamma = (unsigned)g;
+    if (png_get_cHRM_fixed(png, info, &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &w[6], &w[7]) && w[0] > 0)
+        for (int i = 0; i < 8; i++)
+            c->meta.chrm[i] = w[i] > 0 ? (unsigned)w[i] : 0;
+    if (png_get_sRGB(png, info, &comp) && comp >= 0 && comp <= 3)
+        c->meta.srgb = comp + 1;
     if (png_get_pHYs(png, info, &px, &py, &unit) && px && py && px <= 0x7FFFFFFF && py <= 0x7FFFFFFF) {
         c->meta.density_unit = unit == PNG_RESOLUTION_METER ? GF_DENSITY_METRE : GF_DENSITY_ASPECT;
         c->meta.density_x = px;
@@ -415,7 +484,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
     if (c->opts->meta) { /* the profile, inflated within the chunk limit, EXIF, the density; XMP */
-        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, (png_const_bytep) "iCCP\0eXIf\0pHYs", 3);
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT,
+                                    (png_const_bytep) "iCCP\0eXIf\0pHYs\0gAMA\0cHRM\0sRGB", 6);
         png_set_read_user_chunk_fn(png, c, on_chunk);
     }
     png_read_info(png, info);
@@ -466,6 +536,8 @@ static int decode(png_structp png, png_infop info, struct pngctx *c)
     c->reading = 1;
     png_read_image(png, c->rows);
     png_read_end(png, info); /* texts after the image data reach on_chunk too */
+    if (c->opts->meta)
+        read_exif(png, info, c); /* an eXIf chunk after the image data */
     return 0;
 }
 
@@ -942,11 +1014,14 @@ static int write_text(FILE *f, const gf_text *t)
 {
     if (strcmp(t->type, "COM"))
         return write_chunk(f, t->type, t->data, t->len);
-    if (memchr(t->data, 0, t->len))
+    size_t n = t->len;
+    while (n && !t->data[n - 1]) /* a C string's terminator, as some writers leave it */
+        n--;
+    if (memchr(t->data, 0, n))
         return 0;
-    const int itxt = utf8_beyond_ascii(t->data, t->len);
+    const int itxt = utf8_beyond_ascii(t->data, n);
     static const char key[] = "Comment\0\0\0\0"; /* iTXt: not compressed, no language or translation */
-    return write_keyed_chunk(f, itxt ? "iTXt" : "tEXt", key, itxt ? sizeof key : 8, t->data, t->len);
+    return write_keyed_chunk(f, itxt ? "iTXt" : "tEXt", key, itxt ? sizeof key : 8, t->data, n);
 }
 
 gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
@@ -997,6 +1072,21 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         const int rc = write_iccp(f, o->meta);
         io = rc == -1 ? -1 : 0;
         oom = rc == -2;
+    }
+    if (!io && !oom && o->meta && o->meta->srgb && !o->meta->icc) { /* not both: PNG says one or the other */
+        const uint8_t intent = (uint8_t)(o->meta->srgb - 1);
+        io = write_chunk(f, "sRGB", &intent, 1);
+    }
+    if (!io && !oom && o->meta && o->meta->gamma) {
+        uint8_t g[4];
+        put32(g, o->meta->gamma);
+        io = write_chunk(f, "gAMA", g, 4);
+    }
+    if (!io && !oom && o->meta && o->meta->chrm[0]) {
+        uint8_t xy[32];
+        for (int i = 0; i < 8; i++)
+            put32(xy + 4 * i, o->meta->chrm[i]);
+        io = write_chunk(f, "cHRM", xy, 32);
     }
     if (!io && !oom && o->meta && o->meta->exif)
         io = write_chunk(f, "eXIf", o->meta->exif, o->meta->exif_len);

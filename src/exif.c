@@ -38,6 +38,43 @@ struct tiff {
     int big; /* "MM": big-endian */
 };
 
+/* A RATIONAL entry of IFD0 rounded, 0 where absent or not positive. */
+static unsigned rational(ExifData *ed, ExifTag tag)
+{
+    ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], tag);
+    if (!e || e->format != EXIF_FORMAT_RATIONAL || e->components < 1 || !e->data)
+        return 0;
+    const ExifRational r = exif_get_rational(e->data, exif_data_get_byte_order(ed));
+    const double v = r.denominator ? (double)r.numerator / r.denominator : 0;
+    return v >= 0.5 && v < 65535.5 ? (unsigned)(v + 0.5) : 0;
+}
+
+void gf_exif_density(gf_meta *m)
+{
+    if (m->density_x || !m->exif || m->exif_len < 8)
+        return;
+    uint8_t *app1 = malloc(6 + m->exif_len);
+    ExifData *ed = app1 ? exif_data_new() : NULL;
+    if (ed) {
+        memcpy(app1, "Exif\0\0", 6);
+        memcpy(app1 + 6, m->exif, m->exif_len);
+        exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+        exif_data_load_data(ed, app1, (unsigned int)(6 + m->exif_len));
+        ExifEntry *u = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_RESOLUTION_UNIT);
+        const int unit = u && u->format == EXIF_FORMAT_SHORT && u->components >= 1 && u->data
+                             ? exif_get_short(u->data, exif_data_get_byte_order(ed))
+                             : 2; /* EXIF's default: inches */
+        const unsigned x = rational(ed, EXIF_TAG_X_RESOLUTION), y = rational(ed, EXIF_TAG_Y_RESOLUTION);
+        if (x && y && (unit == 2 || unit == 3)) {
+            m->density_unit = unit == 2 ? GF_DENSITY_INCH : GF_DENSITY_CM;
+            m->density_x = x;
+            m->density_y = y;
+        }
+        exif_data_unref(ed);
+    }
+    free(app1);
+}
+
 static unsigned get(const struct tiff *x, size_t at, int bytes)
 {
     unsigned v = 0;

@@ -87,6 +87,8 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
     if (meta)
         *meta = (gf_meta){0};
     gf_status st = gf_decode(buf, n, &dopts, img, fmt);
+    if (!st && dopts.meta)
+        gf_exif_density(dopts.meta); /* a density EXIF alone holds */
     if (!st && set->verbose) {
         char info[128];
         gf_timing(name, "read", read_ms, NULL);
@@ -187,9 +189,11 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *
     char detail[GF_ENCODE_DETAIL] = "";
     if (meta)
         gf_exif_update(meta, img->width, img->height, meta->edited);
-    const gf_meta kept = gf_meta_kept(meta, set->keep, img->channels);
+    gf_meta kept = gf_meta_kept(meta, set->keep, img->channels);
     struct encode_ctx e = {gf_output_format(set, output, infmt), img,
                            {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};
+    if (e.fmt == GF_FMT_JPEG)
+        gf_meta_for_jpeg(&kept, name, set->quiet);
     if (e.fmt == GF_FMT_PNM) {
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");
