@@ -93,6 +93,10 @@ typedef struct batch {
     size_t nall, taken;
     struct map folders; /* folder as written -> resolved (both owned) */
     struct lanes lanes;
+    /* -limit-memory: what the images in hand take (gf_memory_need each) */
+    pthread_mutex_t mem_lock;
+    pthread_cond_t mem_freed;
+    uint64_t mem_used;
     unsigned long long dispatched, done, failed;
     unsigned long long bad_lists; /* @LISTs that could not be read whole */
     double megapixels, t0;
@@ -580,8 +584,11 @@ struct job {
     gf_image img;
     gf_format fmt;
     int pooled;   /* decoded with the page-locked pool in place */
-    uint8_t *raw; /* a JPEG file left for the GPU to decode, or NULL */
+    uint8_t *raw; /* a JPEG file left for the GPU to decode, or a file waiting for memory, or NULL */
     size_t raw_n;
+    int gpu_raw;      /* raw is for the GPU's decoder */
+    uint64_t need;    /* its share of -limit-memory */
+    int admitted;     /* need is taken */
     double read_ms;
     double mp; /* the input's megapixels, once decoded */
     gf_meta meta;
@@ -721,20 +728,63 @@ static gf_status emit_bytes(FILE *f, void *ctx)
                                           : gf_error(GF_EIO, "cannot write JPEG data: %s", strerror(errno));
 }
 
-/* Reads INPUT; decodes it, unless it is a JPEG that a GPU lane's nvJPEG
- * may decode (`gpu_jpeg`), which is kept as it is read. */
-static gf_status load(batch *b, struct job *j, int gpu_jpeg)
+/* Takes j->need of -limit-memory for an image: at once where it is free or
+ * nothing else is held, else (with `wait`) once images in hand finish, or
+ * (without) not now, leaving j->admitted 0.  An image above the whole
+ * budget is refused. */
+static gf_status admit(batch *b, struct job *j, int wait)
+{
+    gf_status st = gf_memory_check(&b->plan->set, j->need);
+    if (st)
+        return st;
+    const double t0 = gf_now_ms();
+    pthread_mutex_lock(&b->mem_lock);
+    while (b->mem_used && j->need > b->plan->set.limit_memory - b->mem_used && wait)
+        pthread_cond_wait(&b->mem_freed, &b->mem_lock);
+    if (!b->mem_used || j->need <= b->plan->set.limit_memory - b->mem_used) {
+        b->mem_used += j->need;
+        j->admitted = 1;
+    }
+    pthread_mutex_unlock(&b->mem_lock);
+    const double waited = gf_now_ms() - t0;
+    if (b->plan->set.verbose && waited >= 1)
+        gf_timing(j->input, "memory", waited, "(waited for -limit-memory)");
+    return GF_OK;
+}
+
+/* Gives back what admit took. */
+static void release(batch *b, struct job *j)
+{
+    if (!j->admitted)
+        return;
+    pthread_mutex_lock(&b->mem_lock);
+    b->mem_used -= j->need;
+    j->admitted = 0;
+    pthread_cond_broadcast(&b->mem_freed);
+    pthread_mutex_unlock(&b->mem_lock);
+}
+
+/* Reads INPUT and takes its memory (waiting for it where `wait`); decodes
+ * it, unless it is a JPEG that a GPU lane's nvJPEG may decode (`gpu_jpeg`),
+ * which is kept as it is read, or its memory is not free yet (then finish
+ * decodes it, once admitted). */
+static gf_status load(batch *b, struct job *j, int gpu_jpeg, int wait)
 {
     const double t0 = gf_now_ms();
     gf_status st = gf_read_file(j->input, &j->raw, &j->raw_n);
     j->read_ms = gf_now_ms() - t0;
-    if (st || (gpu_jpeg && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG)) {
-        j->fmt = GF_FMT_JPEG;
-        if (!st)
-            want_jpeg(&b->lanes);
+    if (st)
         return st;
+    j->need = gf_memory_need(b->plan, j->raw, j->raw_n);
+    if ((st = admit(b, j, wait)))
+        return st;
+    if (gpu_jpeg && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG) {
+        j->fmt = GF_FMT_JPEG;
+        j->gpu_raw = 1;
+        want_jpeg(&b->lanes);
+        return GF_OK;
     }
-    return decode_raw(b, j);
+    return j->admitted ? decode_raw(b, j) : GF_OK;
 }
 
 /* The threads an image's CPU operations and PNG encoder may use: one while
@@ -756,14 +806,19 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     int go_on = 1;
     uint8_t *bytes = NULL; /* the output, when a GPU encoded it */
     size_t len = 0;
-    if (j->raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata, best effort */
+    gf_status st = GF_OK;
+    if (!j->admitted && !(st = admit(b, j, 1)) && !j->gpu_raw) /* read while memory was short */
+        st = decode_raw(b, j);
+    if (!st && j->gpu_raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata */
         if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta))
             gf_error_clear();
+        gf_exif_density(&j->meta);
         j->meta_read = 1;
     }
     gf_plan oriented;
     gf_step *owned = NULL;
-    gf_status st = gf_plan_oriented(b->plan, &j->meta, &oriented, &owned);
+    if (!st)
+        st = gf_plan_oriented(b->plan, &j->meta, &oriented, &owned);
     const gf_plan *plan = &oriented;
     if (st) {
         finished(b, st, j->input, 0);
@@ -813,6 +868,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     }
     finished(b, st, blame, j->mp);
 out:
+    release(b, j);
     free(owned);
     free(bytes);
     gf_image_free(&j->img);
@@ -960,7 +1016,10 @@ static void *worker(void *arg)
             if (dev >= 0 && (pool = gf_cuda_pinned_pool(dev)))
                 gf_image_use_allocator(pool);
         }
-        if (nheld && (!pending || nheld == AHEAD || !more)) {
+        /* held images go on once the GPU is up, at AHEAD, at the end, or
+         * when the last could not have its memory yet (a worker that holds
+         * images never waits for memory: another's might be what it waits for) */
+        if (nheld && (!pending || nheld == AHEAD || !more || !held[nheld - 1].admitted)) {
             go_on = finish(b, &held[0], pool);
             memmove(held, held + 1, sizeof *held * (size_t)--nheld);
             continue;
@@ -971,9 +1030,11 @@ static void *worker(void *arg)
             continue;
         }
         j.pooled = pool != NULL;
-        gf_status st = load(b, &j, wants_gpu && set->codec == GF_CODEC_GPU);
+        gf_status st = load(b, &j, wants_gpu && set->codec == GF_CODEC_GPU, !(pending && nheld));
         if (st) {
             finished(b, st, j.input, 0);
+            release(b, &j);
+            gf_image_free(&j.img);
             gf_meta_free(&j.meta);
             free(j.raw);
             free(j.input);
@@ -984,7 +1045,8 @@ static void *worker(void *arg)
         }
     }
     while (nheld) { /* the batch stopped: drop what is held */
-        gf_image_free(&held[--nheld].img);
+        release(b, &held[--nheld]);
+        gf_image_free(&held[nheld].img);
         gf_meta_free(&held[nheld].meta);
         free(held[nheld].raw);
         free(held[nheld].input);
@@ -1011,6 +1073,8 @@ int gf_batch(const gf_plan *plan)
     b.tty = isatty(STDERR_FILENO);
     b.progress = set->progress || (b.tty && !set->quiet);
     pthread_mutex_init(&b.lock, NULL);
+    pthread_mutex_init(&b.mem_lock, NULL);
+    pthread_cond_init(&b.mem_freed, NULL);
     pthread_mutex_init(&b.lanes.lock, NULL);
     pthread_cond_init(&b.lanes.changed, NULL);
     pthread_cond_init(&b.lanes.jpeg_changed, NULL);
@@ -1093,6 +1157,8 @@ int gf_batch(const gf_plan *plan)
         }
     free(b.folders.slot);
     pthread_mutex_destroy(&b.lock);
+    pthread_mutex_destroy(&b.mem_lock);
+    pthread_cond_destroy(&b.mem_freed);
     pthread_mutex_destroy(&b.lanes.lock);
     pthread_cond_destroy(&b.lanes.changed);
     pthread_cond_destroy(&b.lanes.jpeg_changed);

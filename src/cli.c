@@ -5,11 +5,13 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int integer(const char *s, long long lo, long long hi, long long *v)
 {
@@ -136,6 +138,21 @@ static gf_status set_compress(gf_settings *s, const char *a)
 }
 INT_SETTING(set_threads, threads, 1, 1024, "-threads")
 INT_SETTING(set_limit, limit_pixels, 1, 1LL << 40, "-limit-pixels")
+
+/* -limit-memory SIZE: bytes, or with K, M, G or T (powers of 1024) */
+static gf_status set_limit_memory(gf_settings *s, const char *a)
+{
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(a, &end, 10);
+    const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    const int shift = u ? 10 * (int)(u - units + 1) : 0;
+    if (errno || end == a || !isdigit((unsigned char)*a) || (*end && (!u || end[1])) || !v ||
+        v > (UINT64_MAX >> shift))
+        return gf_error(GF_EINVAL, "invalid -limit-memory '%s' (want a size: bytes, or with K, M, G or T)", a);
+    s->limit_memory = (uint64_t)v << shift;
+    return GF_OK;
+}
 
 static gf_status set_format(gf_settings *s, const char *a)
 {
@@ -284,6 +301,9 @@ const gf_setting gf_settings_table[] = {
     {"threads", GF_ARG_REQUIRED, "N", "batch workers; threads of one image's CPU operations and PNG deflate (cores)",
      set_threads},
     {"limit-pixels", GF_ARG_REQUIRED, "N", "refuse images above N pixels before allocating (268435456)", set_limit},
+    {"limit-memory", GF_ARG_REQUIRED, "SIZE",
+     "memory the images in hand may take: a batch waits for it, a larger image is refused (half the RAM)",
+     set_limit_memory},
     {"v", GF_ARG_NONE, NULL, "per-stage timings on stderr", set_verbose},
     {"q", GF_ARG_NONE, NULL, "print nothing but errors", set_quiet},
     {"progress", GF_ARG_NONE, NULL, "progress bar on stderr in batch mode", set_progress},
@@ -389,6 +409,8 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->set.device_index = -1;
     strcpy(p->set.device_text, "cuda");
     p->set.limit_pixels = 1ull << 28;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    p->set.limit_memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)4 << 30;
     p->set.keep = GF_KEEP_ALL;
 
     const int nlong = gf_nops + gf_nsettings;

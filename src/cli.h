@@ -32,6 +32,7 @@ typedef struct gf_settings {
     int depth; /* 0: as decoded */
     int threads;
     uint64_t limit_pixels;
+    uint64_t limit_memory; /* -limit-memory: bytes the images in hand may take (default half the physical memory) */
     int verbose, quiet, progress;
     const char *outdir; /* -o DIR: batch mode */
     int nul_lists;      /* -0: @LIST entries end in NUL bytes, not newlines */

@@ -206,7 +206,7 @@ static uint32_t be(const uint8_t *p, int bytes)
 
 int gf_peek_shape(const uint8_t *b, size_t n, gf_shape *s)
 {
-    static const int png_channels[7] = {1, 0, 3, 1, 2, 0, 4}; /* by colour type; palettes may gain alpha */
+    static const int png_channels[7] = {1, 0, 3, 3, 2, 0, 4}; /* by colour type; palettes become RGB (or RGBA) */
     if (gf_sniff(b, n) == GF_FMT_PNG && n >= 29 && !memcmp(b + 12, "IHDR", 4) && b[25] <= 6 && png_channels[b[25]]) {
         *s = (gf_shape){(int)be(b + 16, 4), (int)be(b + 20, 4), png_channels[b[25]], b[24] == 16 ? 16 : 8};
         return s->width > 0 && s->height > 0 ? 0 : -1;

@@ -65,13 +65,15 @@ static void *open_device(void *arg)
 }
 
 /* gf_load's read_done: with the input's bytes, before they are decoded,
- * chooses the back end and starts opening it. */
-static void choose_device(void *ctx, const uint8_t *buf, size_t n)
+ * refuses an image above -limit-memory, else chooses the back end and
+ * starts opening it. */
+static gf_status choose_device(void *ctx, const uint8_t *buf, size_t n)
 {
     struct device *d = ctx;
     const gf_settings *set = &d->plan->set;
-    if (set->device == GF_DEVICE_CPU || (d->plan->nsteps == 0 && set->device != GF_DEVICE_CUDA))
-        return; /* -device cuda is a demand: without a working GPU it fails, operations or not */
+    gf_status st = gf_memory_check(set, gf_memory_need(d->plan, buf, n));
+    if (st || set->device == GF_DEVICE_CPU || (d->plan->nsteps == 0 && set->device != GF_DEVICE_CUDA))
+        return st; /* -device cuda is a demand: without a working GPU it fails, operations or not */
     gf_shape shape;
     if (set->device == GF_DEVICE_AUTO && !gf_peek_shape(buf, n, &shape)) {
         const double ms = gf_chain_cpu_ms(d->plan->steps, d->plan->nsteps, shape,
@@ -79,13 +81,14 @@ static void choose_device(void *ctx, const uint8_t *buf, size_t n)
         if (ms < CPU_RATHER_MS) {
             if (set->verbose)
                 gf_say("running on the CPU (about %.0f ms of work, less than a GPU's start)", ms);
-            return;
+            return GF_OK;
         }
     }
     if (pthread_create(&d->thread, NULL, open_device, d) == 0)
         d->started = 1;
     else
         open_device(d);
+    return GF_OK;
 }
 
 /* The back end chosen, once it is open. */

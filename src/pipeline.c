@@ -100,7 +100,7 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 }
 
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
+                  gf_meta *meta, gf_status (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
 {
     uint8_t *buf = NULL;
     size_t n = 0;
@@ -110,10 +110,35 @@ gf_status gf_load(const gf_settings *set, const char *input, const char *name, g
         return st;
     const double read_ms = gf_now_ms() - t0;
     if (read_done)
-        read_done(ctx, buf, n);
-    st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt, meta);
+        st = read_done(ctx, buf, n);
+    if (!st)
+        st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt, meta);
     free(buf);
     return st;
+}
+
+uint64_t gf_memory_need(const gf_plan *plan, const uint8_t *buf, size_t n)
+{
+    gf_shape s;
+    size_t in, most = 0;
+    if (gf_peek_shape(buf, n, &s) || gf_image_bytes(s.width, s.height, s.channels, s.depth, &in))
+        return n > UINT64_MAX / 3 ? UINT64_MAX : 3 * (uint64_t)n;
+    if ((uint64_t)s.width * (uint64_t)s.height > plan->set.limit_pixels)
+        return 0; /* the decoder refuses it, with -limit-pixels's message */
+    if (gf_chain_shape(plan->steps, plan->nsteps, &s, UINT64_MAX, &most)) {
+        gf_error_clear();
+        most = in;
+    }
+    return (uint64_t)in + 2 * (uint64_t)most;
+}
+
+gf_status gf_memory_check(const gf_settings *set, uint64_t need)
+{
+    if (need <= set->limit_memory)
+        return GF_OK;
+    return gf_error(GF_ELIMIT, "the image needs about %llu MiB of memory, above -limit-memory (%llu MiB)",
+                    (unsigned long long)((need + (1u << 20) - 1) >> 20),
+                    (unsigned long long)(set->limit_memory >> 20));
 }
 
 gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps)

@@ -19,17 +19,27 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
  * runs on the CPU; else 0, and the failure stands. */
 int gf_gpu_fallback(const gf_settings *set, gf_status st);
 
+/* The host memory an image takes through the plan, from its file's bytes:
+ * its decoded size and twice the largest image the steps make (the CPU
+ * path's two buffers), where the header shows the shape (0 where that is
+ * above -limit-pixels, which the decoder refuses); else three times the
+ * file's size (a PNM holds its samples as they are). */
+uint64_t gf_memory_need(const gf_plan *plan, const uint8_t *buf, size_t n);
+/* GF_ELIMIT where `need` is above -limit-memory (a single image, or one no
+ * batch can admit), with the message that says so. */
+gf_status gf_memory_check(const gf_settings *set, uint64_t need);
+
 /* The three stages of one image.  gf_load reads and decodes INPUT ("-":
  * standard input), with its metadata into *meta (none under -strip unless
  * -auto-orient needs it),
  * calling read_done (when not NULL) with the file's bytes before it decodes
- * them; gf_filter runs the plan's steps on `cu` when not NULL
+ * them (its error stands, and nothing is decoded); gf_filter runs the plan's steps on `cu` when not NULL
  * (falling back to the CPU when the GPU runs out of memory under -device auto)
  * or on the CPU (on up to `threads` threads); gf_store converts depth and format and writes OUTPUT
  * atomically, with `meta` where the format holds it, encoding on up to
  * `threads` threads.  `name` is the input's name for -v lines. */
 gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  gf_meta *meta, void (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
+                  gf_meta *meta, gf_status (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
 /* Under -auto-orient, `plan` with the step that turns an image of EXIF
  * orientation meta's upright put first (*steps, which the caller frees,
  * holds the new list), and meta's tag reset to 1; else `plan` as it is.
