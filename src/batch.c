@@ -896,7 +896,8 @@ static void refuse(batch *b, struct entry *e, gf_status st)
  *   - another entry writes first;
  *   - under -mirror, a symbolic link under DIR takes out of DIR.
  * Paths are compared resolved, so that ./a/x.jpg and a/x.jpg, or a link
- * and its target, are one file.  0, or -1 out of memory (reported). */
+ * and its target, are one file.  0, or nonzero where the batch cannot go on
+ * (reported). */
 static int settle(batch *b)
 {
     const gf_settings *set = &b->plan->set;
@@ -914,9 +915,12 @@ static int settle(batch *b)
         b->all = all;
         all[b->nall++] = (struct entry){.input = input};
     }
-    char *root = realpath(set->outdir, NULL);
-    if (!root)
-        rc = -1;
+    char *root = rc ? NULL : realpath(set->outdir, NULL);
+    if (!rc && !root) {
+        clear_progress(b);
+        gf_say("%s: cannot resolve the output directory: %s", set->outdir, strerror(errno));
+        rc = -2;
+    }
     for (size_t i = 0; !rc && i < b->nall; i++) {
         struct entry *e = &b->all[i];
         e->in_key = resolve(b, e->input, 1);
@@ -953,9 +957,9 @@ static int settle(batch *b)
         if (st)
             refuse(b, e, st);
     }
-    if (rc) {
+    if (rc == -1) {
         clear_progress(b);
-        fputs("gpufilter: out of memory\n", stderr);
+        gf_say("out of memory");
     }
     free(root);
     free(inputs.slot);
