@@ -52,6 +52,8 @@ struct buf {
 
 static void add(struct buf *b, const void *p, size_t n)
 {
+    if (!n)
+        return; /* p may be NULL */
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2;
         if (!(b->p = realloc(b->p, b->cap))) {
@@ -109,8 +111,10 @@ static int load(const char *path, struct seed *s)
         add(&file, tmp, got);
     fclose(f);
     memset(s, 0, sizeof *s);
-    if (file.n < 8 + 25 || memcmp(file.p + 12, "IHDR", 4))
+    if (file.n < 8 + 25 || memcmp(file.p + 12, "IHDR", 4)) {
+        free(file.p);
         return -1;
+    }
     const uint8_t *ihdr = file.p + 16;
     const size_t ch[7] = {1, 0, 3, 0, 2, 0, 4}, bpp = ch[ihdr[9] % 7] * (ihdr[8] / 8);
     s->raw = (get32(ihdr) * bpp + 1) * get32(ihdr + 4);
@@ -332,5 +336,13 @@ int main(int argc, char **argv)
         gf_image_free(&b);
     }
     printf("%ld cases: %ld decoded alike, %ld refused alike, %ld differ\n", cases, same_ok, same_bad, differ);
+    free(m.p);
+    for (int i = 0; seeds && i < nseeds; i++) {
+        free(seeds[i].head.p);
+        free(seeds[i].tail.p);
+        for (int k = 0; k < 3; k++)
+            free(seeds[i].z[k].p);
+    }
+    free(seeds);
     return differ ? 1 : 0;
 }
