@@ -810,7 +810,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     if (!j->admitted && !(st = admit(b, j, 1)) && !j->gpu_raw) /* read while memory was short */
         st = decode_raw(b, j);
     if (!st && j->gpu_raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata */
-        if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta))
+        if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta, j->input, set->quiet))
             gf_error_clear();
         gf_exif_density(&j->meta);
         j->meta_read = 1;

@@ -140,8 +140,9 @@ void gf_exif_reset_orientation(gf_meta *m);
 void gf_exif_update(gf_meta *m, int width, int height, int edited);
 
 /* The metadata of a JPEG file, read from its header alone (for a file a
- * GPU decodes): into *m, which is zeroed first. */
-gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m);
+ * GPU decodes): into *m, which is zeroed first; what is dropped is said as
+ * the decoder says it (naming `name`, not when `quiet`). */
+gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m, const char *name, int quiet);
 /* A copy of the JPEG file buf[0..n) with m's EXIF and XMP (APP1), profile
  * (APP2), IPTC (APP13) and comments (COM) inserted after its SOI (and JFIF)
  * segments, in the order gf_jpeg_encode writes them, and m's density in its

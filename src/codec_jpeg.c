@@ -539,11 +539,11 @@ gf_status gf_jpeg_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     return st;
 }
 
-gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
+gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m, const char *name, int quiet)
 {
     *m = (gf_meta){0};
-    const gf_decode_opts quiet = {.quiet = 1};
-    struct jdec *d = new_jdec(&quiet);
+    const gf_decode_opts o = {.quiet = quiet, .name = name};
+    struct jdec *d = new_jdec(&o);
     if (!d)
         return gf_error(GF_ENOMEM, "out of memory");
     gf_status st = GF_OK;
@@ -555,7 +555,7 @@ gf_status gf_jpeg_read_meta(const uint8_t *buf, size_t n, gf_meta *m)
         jpeg_mem_src(&d->cinfo, buf, (unsigned long)n);
         save_meta_markers(&d->cinfo);
         jpeg_read_header(&d->cinfo, TRUE);
-        read_meta(&d->cinfo, &d->meta, &quiet);
+        read_meta(&d->cinfo, &d->meta, &o);
         *m = d->meta;
     }
     jpeg_destroy_decompress(&d->cinfo);
