@@ -62,8 +62,8 @@ struct map {
 struct entry {
     char *input;   /* as listed; handed to the worker that takes it */
     char *output;  /* DIR/..., or NULL where refused */
-    char *in_key;  /* the input's resolved path, NULL if it does not exist */
-    char *out_key; /* the file the output replaces: resolved, symbolic links followed */
+    char *in_key;  /* while settling: the input's resolved path, NULL if it does not exist */
+    char *out_key; /* while settling: the file the output replaces, resolved, links followed */
 };
 
 struct lanes {
@@ -91,7 +91,7 @@ typedef struct batch {
     struct source src;
     struct entry *all;
     size_t nall, taken;
-    struct map folders; /* folder as written -> resolved (both owned) */
+    struct map folders; /* while settling: folder as written -> resolved (both owned) */
     struct lanes lanes;
     /* -limit-memory: what the images in hand take (gf_memory_need each) */
     pthread_mutex_t mem_lock;
@@ -964,6 +964,18 @@ static int settle(batch *b)
     free(root);
     free(inputs.slot);
     free(outputs.slot);
+    for (size_t i = 0; i < b->nall; i++) { /* settled: the workers need names only */
+        free(b->all[i].in_key);
+        free(b->all[i].out_key);
+        b->all[i].in_key = b->all[i].out_key = NULL;
+    }
+    for (size_t i = 0; i < b->folders.cap; i++)
+        if (b->folders.slot[i].key) {
+            free((char *)b->folders.slot[i].key);
+            free(b->folders.slot[i].val);
+        }
+    free(b->folders.slot);
+    b->folders = (struct map){0};
     return rc;
 }
 
@@ -1150,16 +1162,8 @@ int gf_batch(const gf_plan *plan)
     for (size_t i = 0; i < b.nall; i++) {
         free(b.all[i].input);
         free(b.all[i].output);
-        free(b.all[i].in_key);
-        free(b.all[i].out_key);
     }
     free(b.all);
-    for (size_t i = 0; i < b.folders.cap; i++)
-        if (b.folders.slot[i].key) {
-            free((char *)b.folders.slot[i].key);
-            free(b.folders.slot[i].val);
-        }
-    free(b.folders.slot);
     pthread_mutex_destroy(&b.lock);
     pthread_mutex_destroy(&b.mem_lock);
     pthread_cond_destroy(&b.mem_freed);
