@@ -10,24 +10,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gf_exif_orientation(const gf_meta *m)
+/* m's EXIF as libexif reads it (to be unref'd), NULL where there is none
+ * or no memory. */
+static ExifData *load(const gf_meta *m)
 {
     if (!m->exif || m->exif_len < 8)
-        return 0;
+        return NULL;
     uint8_t *app1 = malloc(6 + m->exif_len); /* libexif reads an APP1's payload: "Exif\0\0", TIFF */
     ExifData *ed = app1 ? exif_data_new() : NULL;
-    int o = 0;
     if (ed) {
         memcpy(app1, "Exif\0\0", 6);
         memcpy(app1 + 6, m->exif, m->exif_len);
         exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION); /* read, change nothing */
         exif_data_load_data(ed, app1, (unsigned int)(6 + m->exif_len));
-        ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
-        if (e && e->format == EXIF_FORMAT_SHORT && e->components >= 1 && e->data)
-            o = exif_get_short(e->data, exif_data_get_byte_order(ed));
-        exif_data_unref(ed);
     }
     free(app1);
+    return ed;
+}
+
+/* The first value of IFD0's SHORT entry `tag`, or `none`. */
+static int short_value(ExifData *ed, ExifTag tag, int none)
+{
+    ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], tag);
+    return e && e->format == EXIF_FORMAT_SHORT && e->components >= 1 && e->data
+               ? exif_get_short(e->data, exif_data_get_byte_order(ed))
+               : none;
+}
+
+int gf_exif_orientation(const gf_meta *m)
+{
+    ExifData *ed = load(m);
+    const int o = ed ? short_value(ed, EXIF_TAG_ORIENTATION, 0) : 0;
+    if (ed)
+        exif_data_unref(ed);
     return o >= 1 && o <= 8 ? o : 0;
 }
 
@@ -51,28 +66,17 @@ static unsigned rational(ExifData *ed, ExifTag tag)
 
 void gf_exif_density(gf_meta *m)
 {
-    if (m->density_x || !m->exif || m->exif_len < 8)
+    ExifData *ed = m->density_x ? NULL : load(m);
+    if (!ed)
         return;
-    uint8_t *app1 = malloc(6 + m->exif_len);
-    ExifData *ed = app1 ? exif_data_new() : NULL;
-    if (ed) {
-        memcpy(app1, "Exif\0\0", 6);
-        memcpy(app1 + 6, m->exif, m->exif_len);
-        exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
-        exif_data_load_data(ed, app1, (unsigned int)(6 + m->exif_len));
-        ExifEntry *u = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_RESOLUTION_UNIT);
-        const int unit = u && u->format == EXIF_FORMAT_SHORT && u->components >= 1 && u->data
-                             ? exif_get_short(u->data, exif_data_get_byte_order(ed))
-                             : 2; /* EXIF's default: inches */
-        const unsigned x = rational(ed, EXIF_TAG_X_RESOLUTION), y = rational(ed, EXIF_TAG_Y_RESOLUTION);
-        if (x && y && (unit == 2 || unit == 3)) {
-            m->density_unit = unit == 2 ? GF_DENSITY_INCH : GF_DENSITY_CM;
-            m->density_x = x;
-            m->density_y = y;
-        }
-        exif_data_unref(ed);
+    const int unit = short_value(ed, EXIF_TAG_RESOLUTION_UNIT, 2); /* EXIF's default: inches */
+    const unsigned x = rational(ed, EXIF_TAG_X_RESOLUTION), y = rational(ed, EXIF_TAG_Y_RESOLUTION);
+    if (x && y && (unit == 2 || unit == 3)) {
+        m->density_unit = unit == 2 ? GF_DENSITY_INCH : GF_DENSITY_CM;
+        m->density_x = x;
+        m->density_y = y;
     }
-    free(app1);
+    exif_data_unref(ed);
 }
 
 static unsigned get(const struct tiff *x, size_t at, int bytes)
