@@ -164,6 +164,65 @@ gf_status gf_read_file(const char *path, uint8_t **buf, size_t *n)
     return GF_OK;
 }
 
+/* PATH (a regular file or none, not a link) replaced atomically: written to
+ * a temporary file beside it and renamed over it.  A file replaced keeps
+ * its mode, owner and group (as far as permitted); one this user may not
+ * write is not replaced, as cp would not. */
+static gf_status write_atomic(const char *path, gf_status (*emit)(FILE *f, void *ctx), void *ctx)
+{
+    struct stat sb;
+    const int replacing = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (replacing && access(path, W_OK))
+        return gf_error(GF_EIO, "cannot replace: %s", strerror(errno));
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    if (!*base)
+        return gf_error(GF_EIO, "output name is a directory");
+    /* .gpufilter.BASE.XXXXXX, BASE cut to fit the folder's longest name */
+    size_t keep = strlen(base);
+    char *folder = strndup(path, dirlen ? dirlen : 1);
+    long name_max = folder ? pathconf(dirlen ? folder : ".", _PC_NAME_MAX) : -1;
+    free(folder);
+    if (name_max <= 0)
+        name_max = 255;
+    if (keep + TEMP_EXTRA > (size_t)name_max)
+        keep = (size_t)name_max > TEMP_EXTRA ? (size_t)name_max - TEMP_EXTRA : 0;
+    size_t need = dirlen + keep + TEMP_EXTRA + 1;
+    char *tmp = malloc(need);
+    if (!tmp)
+        return gf_error(GF_ENOMEM, "out of memory");
+    snprintf(tmp, need, "%.*s.gpufilter.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
+    int fd = create_temp(tmp);
+    if (fd < 0) {
+        /* the output is written beside itself first: what failed is writing into its folder */
+        const int len = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
+        gf_status st =
+            gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? len : 1, dirlen ? path : ".", strerror(errno));
+        free(tmp);
+        return st;
+    }
+    if (replacing && fchown(fd, sb.st_uid, sb.st_gid) && fchown(fd, (uid_t)-1, sb.st_gid)) {
+        /* not permitted: the file becomes this user's, as with cp */
+    }
+    gf_status st = GF_OK;
+    FILE *f = NULL;
+    if (fchmod(fd, replacing ? sb.st_mode & 07777 : file_mode) || !(f = fdopen(fd, "wb"))) {
+        st = gf_error(GF_EIO, "cannot prepare the temporary file: %s", strerror(errno));
+        close(fd);
+    } else {
+        st = emit(f, ctx);
+        if (!st && (fflush(f) || ferror(f)))
+            st = gf_error(GF_EIO, "write error: %s", strerror(errno));
+        if (fclose(f) && !st)
+            st = gf_error(GF_EIO, "write error: %s", strerror(errno));
+    }
+    if (finish_temp(tmp, path, !st) && !st)
+        st = gf_error(GF_EIO, "cannot put the file in place: %s", strerror(errno));
+    free(tmp);
+    return st;
+}
+
 gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx), void *ctx)
 {
     if (!strcmp(path, "-")) {
@@ -186,73 +245,15 @@ gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx),
     }
     /* a symbolic link is written through, as cp and ImageMagick do: the
      * file it names is replaced, the link stays */
-    char *target = NULL;
     if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
-        if (!(target = realpath(path, NULL)))
+        char *target = realpath(path, NULL);
+        if (!target)
             return gf_error(GF_EIO, "not writing through the dangling symbolic link: %s", strerror(errno));
-        path = target;
-    }
-    /* a file replaced keeps its mode, owner and group (as far as permitted);
-     * one this user may not write is not replaced, as cp would not */
-    const int replacing = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    if (replacing && access(path, W_OK)) {
-        gf_status st = gf_error(GF_EIO, "cannot replace: %s", strerror(errno));
+        gf_status st = write_atomic(target, emit, ctx);
         free(target);
         return st;
     }
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    if (!*base) {
-        free(target);
-        return gf_error(GF_EIO, "output name is a directory");
-    }
-    /* .gpufilter.BASE.XXXXXX, BASE cut to fit the folder's longest name */
-    size_t keep = strlen(base);
-    char *folder = strndup(path, dirlen ? dirlen : 1);
-    long name_max = folder ? pathconf(dirlen ? folder : ".", _PC_NAME_MAX) : -1;
-    free(folder);
-    if (name_max <= 0)
-        name_max = 255;
-    if (keep + TEMP_EXTRA > (size_t)name_max)
-        keep = (size_t)name_max > TEMP_EXTRA ? (size_t)name_max - TEMP_EXTRA : 0;
-    size_t need = dirlen + keep + TEMP_EXTRA + 1;
-    char *tmp = malloc(need);
-    if (!tmp) {
-        free(target);
-        return gf_error(GF_ENOMEM, "out of memory");
-    }
-    snprintf(tmp, need, "%.*s.gpufilter.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
-    int fd = create_temp(tmp);
-    if (fd < 0) {
-        /* the output is written beside itself first: what failed is writing into its folder */
-        const int len = dirlen > 1 ? (int)dirlen - 1 : (int)dirlen; /* "/" stays "/" */
-        gf_status st =
-            gf_error(GF_EIO, "cannot write into %.*s: %s", dirlen ? len : 1, dirlen ? path : ".", strerror(errno));
-        free(tmp);
-        free(target);
-        return st;
-    }
-    if (replacing && fchown(fd, sb.st_uid, sb.st_gid) && fchown(fd, (uid_t)-1, sb.st_gid)) {
-        /* not permitted: the file becomes this user's, as with cp */
-    }
-    gf_status st = GF_OK;
-    FILE *f = NULL;
-    if (fchmod(fd, replacing ? sb.st_mode & 07777 : file_mode) || !(f = fdopen(fd, "wb"))) {
-        st = gf_error(GF_EIO, "cannot prepare the temporary file: %s", strerror(errno));
-        close(fd);
-    } else {
-        st = emit(f, ctx);
-        if (!st && (fflush(f) || ferror(f)))
-            st = gf_error(GF_EIO, "write error: %s", strerror(errno));
-        if (fclose(f) && !st)
-            st = gf_error(GF_EIO, "write error: %s", strerror(errno));
-    }
-    if (finish_temp(tmp, path, !st) && !st)
-        st = gf_error(GF_EIO, "cannot put the file in place: %s", strerror(errno));
-    free(tmp);
-    free(target);
-    return st;
+    return write_atomic(path, emit, ctx);
 }
 
 const char *gf_codec_versions(void)
