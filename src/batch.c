@@ -2,19 +2,28 @@
 /* Batch mode (-o DIR INPUT...): every image through the same plan, as fast as
  * the machine allows.
  *
- * Each of N worker threads (-threads, default one per core) takes the next
- * path, reads and decodes it, runs the chain, encodes and writes it.  The
- * GPU part goes through a "lane": a gf_cuda of its own (stream, device
+ * Before any image, the whole list (every @LIST too) is read and each output
+ * settled (`settle`), so that no output is written over a listed input or
+ * another output.  Then each of N worker threads (-threads, default one per
+ * core) takes the next path, reads and decodes it, runs the chain, encodes
+ * and writes it; at most that many images (twice as many while the GPU takes
+ * over) are in flight, and -limit-memory bounds what they hold.
+ *
+ * The GPU part goes through a "lane": a gf_cuda of its own (stream, device
  * buffers, page-locked staging buffer), borrowed for the chain only, so that
  * while one worker's image is on the GPU the others decode and encode, and
  * the uploads, kernels and downloads of different images overlap on their
- * streams.  Lanes are opened by a thread of their own while the first images
- * decode, and nvJPEG for them (-codec gpu) by the same thread once a JPEG
- * comes; a JPEG then goes to its lane compressed, to be decoded there with
- * the other lanes' (src/nvjpeg.c).  Before any image, the whole list (every
- * @LIST too) is read and each output settled (`settle`), so that no output
- * is written over a listed input or another output; at most N images are in
- * flight.
+ * streams.  The lanes are opened by a thread of their own, then nvJPEG for
+ * them once a JPEG comes (unless -codec cpu); a JPEG then goes to its lane
+ * compressed, to be decoded there with the other lanes' (src/nvjpeg.c).
+ *
+ * The GPU's start is hidden, not waited for: under -device auto, a batch
+ * whose estimated CPU time is less than the GPU's start runs on the CPU
+ * (`gpu_worth`); in a larger one, an image taken while the GPU starts runs
+ * on the CPU whole (libjpeg-turbo, the fast CPU operations), and N feeders,
+ * which wait for the GPU, start feeding it the moment it takes images (its
+ * lanes open and, once a JPEG has come, nvJPEG).  A batch that ends before
+ * the GPU is up ends without waiting for it (gf_exit_fast).
  * Without a GPU (or -device cpu) the chain runs in the worker itself. */
 #include "config.h"
 
@@ -66,6 +75,10 @@ struct entry {
     char *out_key; /* while settling: the file the output replaces, resolved, links followed */
 };
 
+/* The GPU's lanes and their start.  Stages, each broadcast on `changed`:
+ * `ready` (the lanes are open, or it is known there are none), `jpeg_ready`
+ * (nvJPEG opened for them, or it will not be), `finished` (the lanes' thread
+ * is done). */
 struct lanes {
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -74,12 +87,12 @@ struct lanes {
     int n, ready;
     int failed;       /* -device cuda and a device did not open: the batch stops */
     char error[320];  /* its message */
-    /* nvJPEG, opened for every lane by the lanes' thread once a JPEG comes */
-    pthread_cond_t jpeg_changed;
     gf_nvjpeg **jpeg; /* each lane's, NULL where it could not be had */
-    int want_jpeg;    /* a JPEG came */
+    int want_jpeg;    /* a JPEG came: nvJPEG is opened after the lanes */
     int jpeg_ready;   /* `jpeg` is set (once set, read without the lock) */
     int closing;      /* the workers are done: no more JPEGs will come */
+    int drained;      /* every INPUT is taken: feeders waiting for the GPU give up */
+    int finished;
     pthread_t thread;
     int started;
 };
@@ -99,6 +112,7 @@ typedef struct batch {
     uint64_t mem_used;
     unsigned long long dispatched, done, failed;
     unsigned long long bad_lists; /* @LISTs that could not be read whole */
+    unsigned long long early;     /* images run on the CPU while the GPU started */
     double megapixels, t0;
     int progress, tty;
     double last_draw;
@@ -442,31 +456,52 @@ static char *next_input(batch *b)
 
 /* ---- GPU lanes --------------------------------------------------------- */
 
+/* A -v line from the lanes' thread: `what`, or with `start` as a stage of
+ * the GPU's start, with the time since the batch's. */
+static void say_locked(batch *b, const char *what, int start)
+{
+    pthread_mutex_lock(&b->lock);
+    clear_progress(b);
+    if (start)
+        gf_say("GPU start: %s (at %.3f s)", what, (gf_now_ms() - b->t0) / 1e3);
+    else
+        gf_say("%s", what);
+    pthread_mutex_unlock(&b->lock);
+}
+
 /* Once a JPEG comes, nvJPEG for every lane (none if the batch ends first);
  * then jpeg_ready.  Called with l->lock held, by the lanes' thread. */
 static void open_jpeg(batch *b)
 {
     struct lanes *l = &b->lanes;
     while (!l->want_jpeg && !l->closing)
-        pthread_cond_wait(&l->jpeg_changed, &l->lock);
-    const int want = l->want_jpeg;
+        pthread_cond_wait(&l->changed, &l->lock);
+    const int want = l->want_jpeg && !l->closing;
     pthread_mutex_unlock(&l->lock);
     gf_status st = GF_OK;
+    double ms[2] = {0, 0};
     for (int i = 0; want && !st && i < l->n; i++) /* no worker reads l->jpeg before jpeg_ready */
-        st = gf_nvjpeg_open(l->cu[i], &l->jpeg[i]);
+        st = gf_nvjpeg_open(l->cu[i], &l->jpeg[i], i ? NULL : ms);
     if (st) {
         if (b->plan->set.verbose) {
-            pthread_mutex_lock(&b->lock);
-            gf_say("%s; JPEG through libjpeg-turbo", gf_error_detail(st));
-            pthread_mutex_unlock(&b->lock);
+            char what[400];
+            snprintf(what, sizeof what, "%s; JPEG through libjpeg-turbo", gf_error_detail(st));
+            say_locked(b, what, 0);
         }
         gf_error_clear();
+    } else if (want && b->plan->set.verbose) {
+        char what[160];
+        snprintf(what, sizeof what, "nvJPEG %.0f ms, the JPEG engines' decoder state %.0f ms: JPEG on the GPU",
+                 ms[0], ms[1]);
+        say_locked(b, what, 1);
     }
     pthread_mutex_lock(&l->lock);
     l->jpeg_ready = 1;
-    pthread_cond_broadcast(&l->jpeg_changed);
+    pthread_cond_broadcast(&l->changed);
 }
 
+/* The lanes' thread: opens the devices' lanes, then (unless -codec cpu)
+ * nvJPEG for them once a JPEG comes; `finished` at the end. */
 static void *open_lanes(void *arg)
 {
     batch *b = arg;
@@ -485,7 +520,7 @@ static void *open_lanes(void *arg)
         devs[0] = set->device_index < 0 ? 0 : set->device_index;
         ndev = 1;
     }
-    const int most = set->codec == GF_CODEC_GPU ? JPEG_LANES_PER_DEVICE : LANES_PER_DEVICE;
+    const int most = set->codec != GF_CODEC_CPU ? JPEG_LANES_PER_DEVICE : LANES_PER_DEVICE;
     int per = ndev ? (b->nthreads + ndev - 1) / ndev : 0;
     per = per < 1 ? 1 : per > most ? most : per;
     gf_cuda **cu = st ? NULL : calloc((size_t)(ndev * per), sizeof *cu);
@@ -494,6 +529,7 @@ static void *open_lanes(void *arg)
     if (!st && !jpeg)
         st = gf_error(GF_ENOMEM, "out of memory");
     int n = 0, failed_dev = -1;
+    double t = gf_now_ms(), context_ms = 0;
     /* interleaved, so that free lanes are taken from every device in turn */
     for (int k = 0; !st && k < per; k++)
         for (int d = 0; !st && d < ndev; d++) {
@@ -505,6 +541,10 @@ static void *open_lanes(void *arg)
             const size_t fit = gf_cuda_device_memory(cu[n++]) >> 31;
             if (k == 0 && (size_t)per > fit)
                 per = fit < 1 ? 1 : (int)fit;
+            if (k == 0 && d == 0) {
+                context_ms = gf_now_ms() - t;
+                t = gf_now_ms();
+            }
         }
     pthread_mutex_lock(&l->lock);
     if (st) {
@@ -522,17 +562,29 @@ static void *open_lanes(void *arg)
         free(jpeg);
         cu = NULL, busy = NULL, jpeg = NULL, n = 0;
     } else if (set->verbose) {
-        for (int d = 0; d < ndev; d++)
-            gf_say("running on %s, %d lanes", gf_cuda_device_name(cu[d]), per);
+        pthread_mutex_unlock(&l->lock);
+        char what[320];
+        for (int d = 0; d < ndev; d++) {
+            snprintf(what, sizeof what, "running on %s, %d lanes", gf_cuda_device_name(cu[d]), per);
+            say_locked(b, what, 0);
+        }
+        snprintf(what, sizeof what, "CUDA context %.0f ms, %d lane%s %.0f ms: operations on the GPU", context_ms,
+                 n, n == 1 ? "" : "s", gf_now_ms() - t);
+        say_locked(b, what, 1);
+        pthread_mutex_lock(&l->lock);
     }
     l->cu = cu;
     l->busy = busy;
     l->jpeg = jpeg;
     l->n = n;
     l->ready = 1;
+    if (!n || set->codec == GF_CODEC_CPU)
+        l->jpeg_ready = 1; /* nvJPEG will not come */
     pthread_cond_broadcast(&l->changed);
-    if (n && set->codec == GF_CODEC_GPU)
+    if (!l->jpeg_ready)
         open_jpeg(b);
+    l->finished = 1;
+    pthread_cond_broadcast(&l->changed);
     pthread_mutex_unlock(&l->lock);
     return NULL;
 }
@@ -560,7 +612,7 @@ static void release_lane(struct lanes *l, int i)
 {
     pthread_mutex_lock(&l->lock);
     l->busy[i] = 0;
-    pthread_cond_signal(&l->changed);
+    pthread_cond_broadcast(&l->changed); /* `changed` has waiters of several kinds */
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -570,7 +622,7 @@ static void want_jpeg(struct lanes *l)
     pthread_mutex_lock(&l->lock);
     if (!l->want_jpeg) {
         l->want_jpeg = 1;
-        pthread_cond_broadcast(&l->jpeg_changed);
+        pthread_cond_broadcast(&l->changed);
     }
     pthread_mutex_unlock(&l->lock);
 }
@@ -584,9 +636,10 @@ struct job {
     gf_image img;
     gf_format fmt;
     int pooled;   /* decoded with the page-locked pool in place */
-    uint8_t *raw; /* a JPEG file left for the GPU to decode, or a file waiting for memory, or NULL */
+    uint8_t *raw; /* a JPEG file left for the GPU to decode, or NULL */
     size_t raw_n;
     int gpu_raw;      /* raw is for the GPU's decoder */
+    int cpu;          /* taken while the GPU was starting (-device auto): all of it on the CPU */
     uint64_t need;    /* its share of -limit-memory */
     int admitted;     /* need is taken */
     double read_ms;
@@ -594,8 +647,6 @@ struct job {
     gf_meta meta;
     int meta_read; /* from a raw JPEG's header, before any decode */
 };
-
-#define AHEAD 3 /* images a worker decodes ahead while the GPU is being opened */
 
 /* Counts and reports the end of one image (st: its status, `name` the file to blame). */
 static void finished(batch *b, gf_status st, const char *name, double mp)
@@ -650,7 +701,7 @@ static gf_nvjpeg *lane_jpeg(batch *b, int lane)
     struct lanes *l = &b->lanes;
     pthread_mutex_lock(&l->lock);
     while (!l->jpeg_ready)
-        pthread_cond_wait(&l->jpeg_changed, &l->lock);
+        pthread_cond_wait(&l->changed, &l->lock);
     pthread_mutex_unlock(&l->lock);
     return l->jpeg[lane];
 }
@@ -729,22 +780,19 @@ static gf_status emit_bytes(FILE *f, void *ctx)
 }
 
 /* Takes j->need of -limit-memory for an image: at once where it is free or
- * nothing else is held, else (with `wait`) once images in hand finish, or
- * (without) not now, leaving j->admitted 0.  An image above the whole
- * budget is refused. */
-static gf_status admit(batch *b, struct job *j, int wait)
+ * nothing else is held, else once images in hand finish.  An image above the
+ * whole budget is refused. */
+static gf_status admit(batch *b, struct job *j)
 {
     gf_status st = gf_memory_check(&b->plan->set, j->need);
     if (st)
         return st;
     const double t0 = gf_now_ms();
     pthread_mutex_lock(&b->mem_lock);
-    while (b->mem_used && j->need > b->plan->set.limit_memory - b->mem_used && wait)
+    while (b->mem_used && j->need > b->plan->set.limit_memory - b->mem_used)
         pthread_cond_wait(&b->mem_freed, &b->mem_lock);
-    if (!b->mem_used || j->need <= b->plan->set.limit_memory - b->mem_used) {
-        b->mem_used += j->need;
-        j->admitted = 1;
-    }
+    b->mem_used += j->need;
+    j->admitted = 1;
     pthread_mutex_unlock(&b->mem_lock);
     const double waited = gf_now_ms() - t0;
     if (b->plan->set.verbose && waited >= 1)
@@ -764,27 +812,42 @@ static void release(batch *b, struct job *j)
     pthread_mutex_unlock(&b->mem_lock);
 }
 
-/* Reads INPUT and takes its memory (waiting for it where `wait`); decodes
- * it, unless it is a JPEG that a GPU lane's nvJPEG may decode (`gpu_jpeg`),
- * which is kept as it is read, or its memory is not free yet (then finish
- * decodes it, once admitted). */
-static gf_status load(batch *b, struct job *j, int gpu_jpeg, int wait)
+/* 1 once nvJPEG is opened for the lanes, or will not be. */
+static int jpeg_ready(struct lanes *l)
 {
+    pthread_mutex_lock(&l->lock);
+    const int ready = l->jpeg_ready;
+    pthread_mutex_unlock(&l->lock);
+    return ready;
+}
+
+/* Reads INPUT and takes its memory (waiting for it); decodes it, unless it
+ * is a JPEG for a GPU lane's nvJPEG, which is kept as it is read: under
+ * -codec gpu every JPEG, under -codec auto those that come once nvJPEG is
+ * open. */
+static gf_status load(batch *b, struct job *j)
+{
+    const gf_settings *set = &b->plan->set;
     const double t0 = gf_now_ms();
     gf_status st = gf_read_file(j->input, &j->raw, &j->raw_n);
     j->read_ms = gf_now_ms() - t0;
     if (st)
         return st;
     j->need = gf_memory_need(b->plan, j->raw, j->raw_n);
-    if ((st = admit(b, j, wait)))
+    if ((st = admit(b, j)))
         return st;
-    if (gpu_jpeg && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG) {
-        j->fmt = GF_FMT_JPEG;
-        j->gpu_raw = 1;
+    const int gpu = b->plan->nsteps && set->device != GF_DEVICE_CPU && set->codec != GF_CODEC_CPU;
+    if (gpu && gf_sniff(j->raw, j->raw_n) == GF_FMT_JPEG) {
         want_jpeg(&b->lanes);
-        return GF_OK;
+        if (set->codec == GF_CODEC_GPU)
+            j->cpu = 0;
+        if (!j->cpu && (set->codec == GF_CODEC_GPU || jpeg_ready(&b->lanes))) {
+            j->fmt = GF_FMT_JPEG;
+            j->gpu_raw = 1;
+            return GF_OK;
+        }
     }
-    return j->admitted ? decode_raw(b, j) : GF_OK;
+    return decode_raw(b, j);
 }
 
 /* The threads an image's CPU operations and PNG encoder may use: one while
@@ -807,9 +870,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     uint8_t *bytes = NULL; /* the output, when a GPU encoded it */
     size_t len = 0;
     gf_status st = GF_OK;
-    if (!j->admitted && !(st = admit(b, j, 1)) && !j->gpu_raw) /* read while memory was short */
-        st = decode_raw(b, j);
-    if (!st && j->gpu_raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata */
+    if (j->gpu_raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata */
         if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta, j->input, set->quiet))
             gf_error_clear();
         gf_exif_density(&j->meta);
@@ -825,10 +886,10 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
         goto out;
     }
     if (plan->nsteps) {
-        if (!j->raw)
+        if (!j->raw && !j->cpu)
             pin(plan, pool, j);
         const double t0 = gf_now_ms();
-        int lane = acquire_lane(&b->lanes);
+        int lane = j->cpu ? -1 : acquire_lane(&b->lanes);
         const double t1 = gf_now_ms();
         if (lane == -2) {
             go_on = 0;
@@ -847,7 +908,9 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
             release_lane(&b->lanes, lane);
         if (plan->set.verbose) { /* the worker's view: waiting for a lane, then the whole chain */
             char info[64] = "(cpu)";
-            if (lane >= 0)
+            if (j->cpu)
+                snprintf(info, sizeof info, "(cpu, while the GPU starts)");
+            else if (lane >= 0)
                 snprintf(info, sizeof info, "(gpu lane %d; waited %.3f ms for it)", lane, t1 - t0);
             gf_timing(j->input, "chain", gf_now_ms() - t0, info);
         }
@@ -1004,49 +1067,77 @@ static char *take_input(batch *b, const char **output)
     return input;
 }
 
-/* The device of lane 0 once the lanes are open, else -1 (CPU, failed or not
- * yet); *pending says whether they are still being opened. */
-static int gpu_state(struct lanes *l, int *pending)
+/* 1 once the GPU takes images whole: its lanes are open (or known absent)
+ * and, where a JPEG has come, nvJPEG too (or known absent).  Called with
+ * l->lock held. */
+static int gpu_takes(const struct lanes *l)
+{
+    return l->ready && (l->jpeg_ready || !l->want_jpeg);
+}
+
+/* The device of lane 0 once the GPU takes images, else -1 (CPU, failed or
+ * not yet); *starting says whether it is still starting. */
+static int gpu_state(struct lanes *l, int *starting)
 {
     pthread_mutex_lock(&l->lock);
-    int dev = l->ready && l->n && !l->failed ? gf_cuda_device_index(l->cu[0]) : -1;
-    *pending = !l->ready;
+    *starting = !gpu_takes(l);
+    int dev = !*starting && l->n && !l->failed ? gf_cuda_device_index(l->cu[0]) : -1;
     pthread_mutex_unlock(&l->lock);
     return dev;
 }
 
-/* A worker: take, decode, filter, encode, write, again.  While the GPU is
- * still being opened it decodes up to AHEAD images and holds them. */
+/* A feeder's start: waits until the GPU takes images and returns 1; 0 where
+ * there is no GPU, the batch stops, or every INPUT was taken meanwhile. */
+static int feed_wait(struct lanes *l)
+{
+    pthread_mutex_lock(&l->lock);
+    while (!l->drained && !gpu_takes(l))
+        pthread_cond_wait(&l->changed, &l->lock);
+    const int go = !l->drained && l->n && !l->failed;
+    pthread_mutex_unlock(&l->lock);
+    return go;
+}
+
+/* Every INPUT is taken: feeders still waiting for the GPU give up. */
+static void drained(struct lanes *l)
+{
+    pthread_mutex_lock(&l->lock);
+    l->drained = 1;
+    pthread_cond_broadcast(&l->changed);
+    pthread_mutex_unlock(&l->lock);
+}
+
+struct role {
+    batch *b;
+    int feeder;
+};
+
+/* A worker: take, read, decode, filter, encode, write, again.  Under
+ * -device auto, an image taken while the GPU is starting runs on the CPU,
+ * whole; once the GPU is up, through a lane.  A feeder (started with the
+ * workers under -device auto) waits for the GPU, so that the GPU is fed at
+ * once while the workers finish the images they took on the CPU. */
 static void *worker(void *arg)
 {
-    batch *b = arg;
+    const struct role *r = arg;
+    batch *b = r->b;
     const gf_settings *set = &b->plan->set;
     const int wants_gpu = b->plan->nsteps && set->device != GF_DEVICE_CPU;
     gf_host_alloc *pool = NULL;
-    struct job held[AHEAD];
-    int nheld = 0, go_on = 1, pending = wants_gpu, more = 1;
-    while (go_on && (more || nheld)) {
-        if (pending) {
-            int dev = gpu_state(&b->lanes, &pending);
-            /* once the GPU is up, this thread's images live in page-locked memory */
-            if (dev >= 0 && (pool = gf_cuda_pinned_pool(dev)))
-                gf_image_use_allocator(pool);
-        }
-        /* held images go on once the GPU is up, at AHEAD, at the end, or
-         * when the last could not have its memory yet (a worker that holds
-         * images never waits for memory: another's might be what it waits for) */
-        if (nheld && (!pending || nheld == AHEAD || !more || !held[nheld - 1].admitted)) {
-            go_on = finish(b, &held[0], pool);
-            memmove(held, held + 1, sizeof *held * (size_t)--nheld);
-            continue;
-        }
+    int go_on = !r->feeder || feed_wait(&b->lanes), dev = -1;
+    while (go_on) {
         struct job j = {0};
         if (!(j.input = take_input(b, &j.output))) {
-            more = 0;
-            continue;
+            drained(&b->lanes);
+            break;
         }
+        int starting = 0;
+        if (wants_gpu && dev < 0 && (dev = gpu_state(&b->lanes, &starting)) >= 0 &&
+            (pool = gf_cuda_pinned_pool(dev)))
+            gf_image_use_allocator(pool); /* once the GPU is up, this thread's images are page-locked */
         j.pooled = pool != NULL;
-        gf_status st = load(b, &j, wants_gpu && set->codec == GF_CODEC_GPU, !(pending && nheld));
+        j.cpu = starting && set->device == GF_DEVICE_AUTO;
+        gf_status st = load(b, &j);
         if (st) {
             finished(b, st, j.input, 0);
             release(b, &j);
@@ -1054,22 +1145,77 @@ static void *worker(void *arg)
             gf_meta_free(&j.meta);
             free(j.raw);
             free(j.input);
-        } else if (pending) {
-            held[nheld++] = j;
-        } else {
-            go_on = finish(b, &j, pool);
+            continue;
         }
-    }
-    while (nheld) { /* the batch stopped: drop what is held */
-        release(b, &held[--nheld]);
-        gf_image_free(&held[nheld].img);
-        gf_meta_free(&held[nheld].meta);
-        free(held[nheld].raw);
-        free(held[nheld].input);
+        if (j.cpu) {
+            pthread_mutex_lock(&b->lock);
+            b->early++;
+            pthread_mutex_unlock(&b->lock);
+        }
+        go_on = finish(b, &j, pool);
     }
     gf_image_use_allocator(NULL);
     gf_cuda_pinned_pool_free(pool);
     return NULL;
+}
+
+/* The GPU's start as -device auto sees it: for JPEG input the JPEG engines'
+ * (CUDA context, nvJPEG, their decoder state), else the CUDA context's; as
+ * measured on a loaded machine (docs/PERFORMANCE.md). */
+#define GPU_START_MS 400.0
+#define GPU_JPEG_START_MS 900.0
+
+/* Under -device auto, 1 when a batch of `n` images like `first` would keep
+ * its workers busy for longer than the GPU takes to start: the CPU time of
+ * each (decode, operations on one core, encode: gf_codec_cpu_ns,
+ * gf_chain_cpu_ms), from the first INPUT's header, over the workers.  1 too
+ * where the header cannot be read. */
+static int gpu_worth(batch *b, const char *first, size_t n)
+{
+    const gf_plan *plan = b->plan;
+    const gf_settings *set = &plan->set;
+    if (set->device != GF_DEVICE_AUTO)
+        return 1;
+    enum { HEAD = 256 << 10 }; /* past a large EXIF or ICC segment to the frame header */
+    uint8_t *head = malloc(HEAD);
+    FILE *f = head ? fopen(first, "rb") : NULL;
+    const size_t got = f ? fread(head, 1, HEAD, f) : 0;
+    if (f)
+        fclose(f);
+    gf_shape in, out;
+    size_t most;
+    const int known = got && !gf_peek_shape(head, got, &in);
+    const gf_format fin = known ? gf_sniff(head, got) : GF_FMT_NONE;
+    free(head);
+    out = in;
+    if (!known || gf_chain_shape(plan->steps, plan->nsteps, &out, UINT64_MAX, &most))
+        return 1;
+    const gf_format fout = gf_output_format(set, first, fin);
+    const double each = (gf_codec_cpu_ns(fin, 0) * in.width * in.height * in.channels +
+                         gf_codec_cpu_ns(fout, 1) * out.width * out.height * out.channels) / 1e6 +
+                        gf_chain_cpu_ms(plan->steps, plan->nsteps, in, 1);
+    const double ms = each * (double)n / b->nthreads;
+    if (ms >= (fin == GF_FMT_JPEG && set->codec != GF_CODEC_CPU ? GPU_JPEG_START_MS : GPU_START_MS))
+        return 1;
+    if (set->verbose)
+        gf_say("running on the CPU (about %.0f ms of work on %d threads, less than a GPU's start)", ms, b->nthreads);
+    return 0;
+}
+
+/* Starts the lanes' thread where the plan has operations for a GPU and,
+ * under -device auto, the batch is worth it. */
+static void start_gpu(batch *b, const char *first, size_t n)
+{
+    const gf_settings *set = &b->plan->set;
+    if (!b->plan->nsteps || set->device == GF_DEVICE_CPU || !gpu_worth(b, first, n))
+        return;
+    b->lanes.ready = 0;
+    if (pthread_create(&b->lanes.thread, NULL, open_lanes, b) == 0) {
+        b->lanes.started = 1;
+    } else {
+        b->lanes.closing = 1; /* no thread to open nvJPEG later: libjpeg-turbo */
+        open_lanes(b);
+    }
 }
 
 int gf_batch(const gf_plan *plan)
@@ -1093,50 +1239,60 @@ int gf_batch(const gf_plan *plan)
     pthread_cond_init(&b.mem_freed, NULL);
     pthread_mutex_init(&b.lanes.lock, NULL);
     pthread_cond_init(&b.lanes.changed, NULL);
-    pthread_cond_init(&b.lanes.jpeg_changed, NULL);
     b.t0 = gf_now_ms();
 
     b.lanes.ready = 1; /* no lanes: the CPU */
+    int at_lists = 0;
+    for (int i = 0; i < plan->nargs; i++)
+        at_lists |= plan->args[i][0] == '@';
     if (!plan->nsteps && set->device == GF_DEVICE_CUDA) {
         /* nothing to run, but -device cuda demands a GPU: one that does not
          * open stops the batch before any file is written */
         b.lanes.closing = 1;
         open_lanes(&b);
-    } else if (plan->nsteps && set->device != GF_DEVICE_CPU) {
-        b.lanes.ready = 0;
-        if (pthread_create(&b.lanes.thread, NULL, open_lanes, &b) == 0) {
-            b.lanes.started = 1;
-        } else {
-            b.lanes.closing = 1; /* no thread to open nvJPEG later: libjpeg-turbo */
-            open_lanes(&b);
-        }
+    } else if (!at_lists && plan->nargs) {
+        start_gpu(&b, plan->args[0], (size_t)plan->nargs); /* while the list is settled */
     }
-    const int settled = !settle(&b); /* while the GPU opens */
+    const int settled = !settle(&b);
+    if (settled && at_lists && b.nall)
+        start_gpu(&b, b.all[0].input, b.nall);
     if (!settled || b.lanes.failed)
         b.taken = b.nall;
-    pthread_t *tid = calloc((size_t)b.nthreads, sizeof *tid);
+    /* the workers, and under -device auto as many feeders for the GPU */
+    const int feeders = b.lanes.started && set->device == GF_DEVICE_AUTO ? b.nthreads : 0;
+    const int nworkers = b.nthreads + feeders;
+    pthread_t *tid = calloc((size_t)nworkers, sizeof *tid);
+    struct role *roles = calloc((size_t)nworkers, sizeof *roles);
     int started = 0;
-    for (int i = 0; tid && i < b.nthreads; i++)
-        if (pthread_create(&tid[i], NULL, worker, &b) == 0)
+    for (int i = 0; tid && roles && i < nworkers; i++) {
+        roles[i] = (struct role){&b, i >= b.nthreads};
+        if (pthread_create(&tid[i], NULL, worker, &roles[i]) == 0)
             started++;
         else
             break;
-    if (!started) /* no threads at all: work here */
-        worker(&b);
+    }
+    if (!started) { /* no threads at all: work here */
+        struct role here = {&b, 0};
+        worker(&here);
+    }
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     free(tid);
+    free(roles);
     pthread_mutex_lock(&b.lanes.lock);
     b.lanes.closing = 1;
-    pthread_cond_broadcast(&b.lanes.jpeg_changed);
+    pthread_cond_broadcast(&b.lanes.changed);
+    /* every output is written: a GPU still starting is not waited for */
+    const int starting = b.lanes.started && !b.lanes.finished;
+    const int failed_gpu = b.lanes.failed;
     pthread_mutex_unlock(&b.lanes.lock);
-    if (b.lanes.started)
+    if (b.lanes.started && !starting)
         pthread_join(b.lanes.thread, NULL);
 
     const double secs = (gf_now_ms() - b.t0) / 1e3;
     if (b.progress)
         draw_progress(&b, 1);
-    if (b.lanes.failed)
+    if (failed_gpu)
         gf_say("%s", b.lanes.error);
     /* the inputs a stop (the GPU did not open) left untouched */
     const unsigned long long untouched = b.nall - b.done - b.failed;
@@ -1148,7 +1304,12 @@ int gf_batch(const gf_plan *plan)
     if (b.failed || b.bad_lists || untouched || set->verbose)
         gf_say("%llu file%s: %llu done, %llu failed%s%s, %.2f s, %.1f MP/s", (unsigned long long)b.nall,
                b.nall == 1 ? "" : "s", b.done, b.failed, left, lists, secs, secs > 0 ? b.megapixels / secs : 0.0);
-
+    if (set->verbose && b.lanes.started)
+        gf_say("GPU start: %llu image%s on the CPU meanwhile%s", b.early, b.early == 1 ? "" : "s",
+               starting ? "; the batch ended first" : "");
+    const int rc = b.failed || b.bad_lists || failed_gpu || !settled ? 1 : 0;
+    if (starting || b.lanes.n)
+        gf_exit_fast(rc);
     for (int i = 0; i < b.lanes.n; i++) {
         gf_nvjpeg_close(b.lanes.jpeg[i]);
         gf_cuda_close(b.lanes.cu[i]);
@@ -1169,6 +1330,5 @@ int gf_batch(const gf_plan *plan)
     pthread_cond_destroy(&b.mem_freed);
     pthread_mutex_destroy(&b.lanes.lock);
     pthread_cond_destroy(&b.lanes.changed);
-    pthread_cond_destroy(&b.lanes.jpeg_changed);
-    return b.failed || b.bad_lists || b.lanes.failed || !settled ? 1 : 0;
+    return rc;
 }

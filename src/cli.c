@@ -169,12 +169,14 @@ static gf_status set_format(gf_settings *s, const char *a)
 
 static gf_status set_codec(gf_settings *s, const char *a)
 {
-    if (!strcmp(a, "gpu"))
+    if (!strcmp(a, "auto"))
+        s->codec = GF_CODEC_AUTO;
+    else if (!strcmp(a, "gpu"))
         s->codec = GF_CODEC_GPU;
     else if (!strcmp(a, "cpu"))
         s->codec = GF_CODEC_CPU;
     else
-        return gf_error(GF_EINVAL, "invalid -codec '%s' (want gpu or cpu)", a);
+        return gf_error(GF_EINVAL, "invalid -codec '%s' (want auto, gpu or cpu)", a);
     return GF_OK;
 }
 
@@ -277,8 +279,9 @@ const gf_setting gf_settings_table[] = {
     {"device", GF_ARG_REQUIRED, "auto|cpu|cuda[:N]", "where operations run (auto)", set_device},
     {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
     {"compress", GF_ARG_REQUIRED, "N", "PNG deflate level 0..9 (6)", set_compress},
-    {"codec", GF_ARG_REQUIRED, "gpu|cpu",
-     "JPEG in batches on a GPU: nvJPEG, or libjpeg-turbo as on the CPU path, byte for byte (gpu)", set_codec},
+    {"codec", GF_ARG_REQUIRED, "auto|gpu|cpu",
+     "JPEG in batches on a GPU: nvJPEG once started, nvJPEG only, or libjpeg-turbo byte for byte (auto)",
+     set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
      set_format},
     {"auto-orient", GF_ARG_NONE, NULL, "turn each image upright by its EXIF orientation, first; the tag becomes 1",

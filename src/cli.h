@@ -10,7 +10,9 @@
 #define GF_MAX_DEVICES 64
 
 enum gf_device { GF_DEVICE_AUTO, GF_DEVICE_CPU, GF_DEVICE_CUDA };
-enum gf_codec { GF_CODEC_GPU, GF_CODEC_CPU }; /* JPEG in GPU batches: nvJPEG, or libjpeg-turbo */
+/* JPEG in GPU batches: libjpeg-turbo until nvJPEG is up, then nvJPEG; nvJPEG
+ * only; libjpeg-turbo only */
+enum gf_codec { GF_CODEC_AUTO, GF_CODEC_GPU, GF_CODEC_CPU };
 
 /* Settings in force at a point of the command line. */
 typedef struct gf_settings {

@@ -204,6 +204,15 @@ static uint32_t be(const uint8_t *p, int bytes)
     return v;
 }
 
+double gf_codec_cpu_ns(gf_format f, int encode)
+{
+    switch (f) {
+    case GF_FMT_JPEG: return encode ? 1.2 : 1.1;
+    case GF_FMT_PNG: return encode ? 10.0 : 6.0;
+    default: return 0.3;
+    }
+}
+
 int gf_peek_shape(const uint8_t *b, size_t n, gf_shape *s)
 {
     static const int png_channels[7] = {1, 0, 3, 3, 2, 0, 4}; /* by colour type; palettes become RGB (or RGBA) */

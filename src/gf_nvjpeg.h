@@ -15,8 +15,10 @@
 typedef struct gf_nvjpeg gf_nvjpeg;
 
 /* nvJPEG for the lane `cu` (its device and stream); GF_ENODEV without it.
- * The library handle (0.3 s to create) is shared by the lanes of a device. */
-gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out);
+ * The library handle and the engines' decoder state are shared by the lanes
+ * of a device and made by its first open, which then sets ms[0] and ms[1]
+ * (where ms is given) to the milliseconds each took; a later open sets 0. */
+gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms);
 void gf_nvjpeg_close(gf_nvjpeg *j);
 /* "nvJPEG 13.0.1" for --version; "" built without it. */
 void gf_nvjpeg_version(char *buf, size_t size);

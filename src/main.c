@@ -191,7 +191,8 @@ int main(int argc, char **argv)
     gf_status st = process(&plan, &d, input, output, &failed);
     if (st)
         gf_say("%s: %s", failed, gf_error_detail(st));
-    gf_cuda_close(d.cu);
+    if (d.cu)
+        gf_exit_fast(st ? 1 : 0);
     gf_plan_free(&plan);
     return st ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <nvjpeg.h>
 
@@ -95,8 +96,20 @@ static struct {
     struct engines engines[MAX_DEVICES];
 } devices = {.lock = PTHREAD_MUTEX_INITIALIZER}; /* a device's engines are set up with its handle */
 
-static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
+static double ms_now(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The device's handle, made at first use; ms[0] and ms[1] (where ms is
+ * given) the milliseconds its creation and the engines' state's took, 0
+ * where they were made before. */
+static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware, double *ms)
+{
+    if (ms)
+        ms[0] = ms[1] = 0;
     if (dev < 0 || dev >= MAX_DEVICES)
         return gf_error(GF_ENODEV, "nvJPEG: device %d out of range", dev);
     pthread_mutex_lock(&devices.lock);
@@ -112,6 +125,7 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
             {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT},
             {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
         };
+        double t = ms_now();
         for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
             devices.handle[dev] = NULL;
             s = nvjpegCreateEx(tries[i].backend, NULL, NULL, tries[i].flags, &devices.handle[dev]);
@@ -124,9 +138,15 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware)
             pthread_mutex_init(&e->lock, NULL);
             pthread_cond_init(&e->done, NULL);
             e->waiting = NULL, e->busy = 0, e->state = NULL, e->stream = NULL;
+            if (ms) {
+                ms[0] = ms_now() - t;
+                t = ms_now();
+            }
             /* made now, with the handle, since it takes as long (a failure is met again at first use) */
             if (devices.hardware[dev] && nvjpegJpegStateCreate(devices.handle[dev], &e->state) != NVJPEG_STATUS_SUCCESS)
                 e->state = NULL;
+            if (ms)
+                ms[1] = ms_now() - t;
         }
     }
     if (s == NVJPEG_STATUS_SUCCESS) {
@@ -252,7 +272,7 @@ struct gf_nvjpeg {
     nvjpegEncoderParams_t params;
 };
 
-gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out)
+gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
 {
     *out = NULL;
     gf_nvjpeg *j = calloc(1, sizeof *j);
@@ -262,7 +282,7 @@ gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out)
     j->stream = gf_cuda_stream(cu);
     gf_status st = gf_cuda_status(cudaSetDevice(j->device), "cudaSetDevice");
     if (!st)
-        st = take_handle(j->device, &j->h, &j->hardware);
+        st = take_handle(j->device, &j->h, &j->hardware, ms);
     if (st) {
         free(j);
         return st;

@@ -3,9 +3,9 @@
 #include "config.h"
 #include "gf_nvjpeg.h"
 
-gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out)
+gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
 {
-    (void)cu;
+    (void)cu, (void)ms;
     *out = NULL;
     return gf_error(GF_ENODEV, "this gpufilter was built without nvJPEG");
 }

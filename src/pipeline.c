@@ -5,6 +5,7 @@
 #include "pipeline.h"
 #include "parallel.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,16 @@ double gf_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void gf_exit_fast(int rc)
+{
+    if (fflush(stdout) && !rc) {
+        gf_say("cannot write to standard output: %s", strerror(errno));
+        rc = 1;
+    }
+    fflush(stderr);
+    _exit(rc);
 }
 
 void gf_timing(const char *name, const char *stage, double ms, const char *info)

@@ -6,6 +6,13 @@
 #include "cuda.h"
 
 double gf_now_ms(void);
+
+/* Ends the process with exit status `rc` (1 where standard output cannot be
+ * flushed) once the outputs are written, without closing the GPU: the
+ * driver releases a process's contexts, memory and JPEG engines when it
+ * ends, at once, and a GPU still starting on another thread is not waited
+ * for. */
+_Noreturn void gf_exit_fast(int rc);
 /* Prints one -v timing line: "gpufilter: NAME: STAGE 1.234 ms INFO". */
 void gf_timing(const char *name, const char *stage, double ms, const char *info);
 
