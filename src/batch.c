@@ -1283,10 +1283,10 @@ int gf_batch(const gf_plan *plan)
     b.lanes.closing = 1;
     pthread_cond_broadcast(&b.lanes.changed);
     /* every output is written: a GPU still starting is not waited for */
-    const int starting = b.lanes.started && !b.lanes.finished;
+    const int up = gpu_takes(&b.lanes), running = b.lanes.started && !b.lanes.finished;
     const int failed_gpu = b.lanes.failed;
     pthread_mutex_unlock(&b.lanes.lock);
-    if (b.lanes.started && !starting)
+    if (b.lanes.started && !running)
         pthread_join(b.lanes.thread, NULL);
 
     const double secs = (gf_now_ms() - b.t0) / 1e3;
@@ -1306,9 +1306,9 @@ int gf_batch(const gf_plan *plan)
                b.nall == 1 ? "" : "s", b.done, b.failed, left, lists, secs, secs > 0 ? b.megapixels / secs : 0.0);
     if (set->verbose && b.lanes.started)
         gf_say("GPU start: %llu image%s on the CPU meanwhile%s", b.early, b.early == 1 ? "" : "s",
-               starting ? "; the batch ended first" : "");
+               up ? "" : "; the batch ended first");
     const int rc = b.failed || b.bad_lists || failed_gpu || !settled ? 1 : 0;
-    if (starting || b.lanes.n)
+    if (running || b.lanes.n)
         gf_exit_fast(rc);
     for (int i = 0; i < b.lanes.n; i++) {
         gf_nvjpeg_close(b.lanes.jpeg[i]);
