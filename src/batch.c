@@ -490,9 +490,10 @@ static void open_jpeg(batch *b)
         }
         gf_error_clear();
     } else if (want && b->plan->set.verbose) {
-        char what[160];
-        snprintf(what, sizeof what, "nvJPEG %.0f ms, the JPEG engines' decoder state %.0f ms: JPEG on the GPU",
-                 ms[0], ms[1]);
+        char what[160], state[64] = "";
+        if (ms[1] > 0) /* GPUs without JPEG engines have none */
+            snprintf(state, sizeof state, ", the JPEG engines' decoder state %.0f ms", ms[1]);
+        snprintf(what, sizeof what, "nvJPEG %.0f ms%s: JPEG on the GPU", ms[0], state);
         say_locked(b, what, 1);
     }
     pthread_mutex_lock(&l->lock);
