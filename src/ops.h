@@ -134,6 +134,9 @@ typedef struct gf_op {
     /* 0, or the only metadata (GF_KEEP_* of codec.h) outputs keep once the
      * op is on the command line: -thumbnail keeps the colour profile alone */
     unsigned keeps;
+    /* 1: `fast` may be given out == in (same shape), writing its result over
+     * its input, so that the CPU path holds one image instead of two */
+    int in_place;
 } gf_op;
 
 extern const gf_op gf_ops[];

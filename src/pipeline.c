@@ -48,16 +48,22 @@ gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint6
         } else {
             gf_shape in = gf_image_shape(img), out;
             gf_image next;
-            if ((st = gf_step_shape(s, &in, &out)) || (st = gf_shape_check(&out, limit)) ||
-                (st = gf_image_alloc(&next, out.width, out.height, out.channels, out.depth)))
+            if ((st = gf_step_shape(s, &in, &out)) || (st = gf_shape_check(&out, limit)))
                 return st;
-            st = s->op->fast ? s->op->fast(s, img, &next, threads) : s->op->cpu(s, img, &next);
-            if (st) {
-                gf_image_free(&next);
-                return st;
+            if (s->op->fast && s->op->in_place && !memcmp(&in, &out, sizeof in)) { /* over the input */
+                if ((st = s->op->fast(s, img, img, threads)))
+                    return st;
+            } else {
+                if ((st = gf_image_alloc(&next, out.width, out.height, out.channels, out.depth)))
+                    return st;
+                st = s->op->fast ? s->op->fast(s, img, &next, threads) : s->op->cpu(s, img, &next);
+                if (st) {
+                    gf_image_free(&next);
+                    return st;
+                }
+                gf_image_free(img);
+                *img = next;
             }
-            gf_image_free(img);
-            *img = next;
         }
         if (verbose) {
             char info[32] = "(cpu)";

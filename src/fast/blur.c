@@ -20,7 +20,14 @@
  * rows of its window in a ring of 2R + 1 rows, made as the window moves down
  * (the rows it shares with the band above are made twice), so that they are
  * read back from the cache; beyond, the whole intermediate is made first,
- * then the output rows read it. */
+ * then the output rows read it.
+ *
+ * In place (out is in): the whole intermediate is made before any output
+ * row is written, or, with rings, a band writes output row y once every
+ * source row it still needs lies at or below y in its own band; the source
+ * rows it reads that another band writes (its neighbours' R rows, the
+ * border's reflections) or that it wrote itself before reading them (the
+ * bottom border's reflections) are copied first, before any band runs. */
 #include "config.h"
 
 #include "vector.h"
@@ -46,6 +53,7 @@ struct blur {
     int R, sh1, sh2, rows; /* rows per task */
     uint32_t max;
     void *t;           /* no ring: the whole intermediate, W*H*C of uint16 (8-bit) or uint32 (16-bit) */
+    void **saved;      /* in place with rings: per source row, its copy where a band needs one, else NULL */
     atomic_int failed; /* a task ran out of memory */
 };
 
@@ -123,6 +131,14 @@ BLUR_PASSES(16, uint64_t, uint32_t, uint64_t, uint16_t) /* 16-bit images */
 static void horizontal_row(const struct blur *b, long sy, void *p, void *dst)
 {
     const gf_image *in = b->in;
+    gf_image copy;
+    if (sy >= 0 && b->saved && b->saved[sy]) { /* the row as it was, kept aside */
+        copy = *in;
+        copy.height = 1;
+        copy.data = b->saved[sy];
+        in = &copy;
+        sy = 0;
+    }
     const size_t n = (size_t)in->width * (size_t)in->channels;
     if (in->depth == 16) {
         if (sy < 0)
@@ -203,6 +219,41 @@ static void horizontal(void *ctx, int k)
     free(p);
 }
 
+/* In place with rings: copies each source row that some band reads after
+ * it may have been written (see the head of this file) into *block, and
+ * points b->saved at the copies. */
+static gf_status save_rows(struct blur *b, int bands, void **block)
+{
+    const gf_image *in = b->in;
+    const long H = in->height, R = b->R;
+    const size_t bytes = (size_t)in->width * (size_t)in->channels * (size_t)(in->depth / 8);
+    unsigned char *need = calloc((size_t)H, 1);
+    b->saved = calloc((size_t)H, sizeof *b->saved);
+    if (!need || !b->saved) {
+        free(need);
+        return gf_error(GF_ENOMEM, "out of memory for the blur's rows");
+    }
+    size_t n = 0;
+    for (int k = 0; k < bands; k++) {
+        const long y0 = (long)k * b->rows, y1 = y0 + b->rows < H ? y0 + b->rows : H;
+        for (long j = y0; j < y1 + 2 * R; j++) { /* padded row j is read as row max(y0, j - 2R) is made */
+            const long sy = b->my[j], at = j - 2 * R > y0 ? j - 2 * R : y0;
+            if (sy >= 0 && !(sy >= at && sy < y1) && !need[sy]) {
+                need[sy] = 1;
+                n++;
+            }
+        }
+    }
+    gf_status st = n ? alloc_array(n, bytes, block) : GF_OK;
+    for (long sy = 0, i = 0; !st && sy < H; sy++)
+        if (need[sy]) {
+            b->saved[sy] = (char *)*block + (size_t)i++ * bytes;
+            memcpy(b->saved[sy], (const char *)in->data + (size_t)sy * bytes, bytes);
+        }
+    free(need);
+    return st;
+}
+
 gf_fast_fn gf_fast_blur;
 
 gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int threads)
@@ -216,6 +267,7 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
                      .max = (uint32_t)gf_maxval(d)};
     uint32_t *q = NULL;
     long *mx = NULL, *my = NULL;
+    void *block = NULL; /* in place: the copied rows */
     gf_status st;
     const int ring = 2 * (long)R + 1 <= H; /* else the whole intermediate is the smaller */
     if ((st = gf_blur_taps(s->blur.sigma, R, GF_BLUR_BITS(d), &q)) ||
@@ -228,6 +280,8 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
     const int bands = (H + b.rows - 1) / b.rows;
     if (!ring)
         gf_parallel_for(bands, threads, horizontal, &b);
+    else if (out->data == in->data && (st = save_rows(&b, bands, &block)))
+        goto out;
     if (!atomic_load(&b.failed))
         gf_parallel_for(bands, threads, band, &b);
     if (atomic_load(&b.failed))
@@ -235,6 +289,8 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
 out:
     free(q);
     free(b.t);
+    free(b.saved);
+    free(block);
     free(mx);
     free(my);
     return st;
