@@ -483,8 +483,10 @@ int gf_batch(const gf_plan *plan)
     const int settled = !batch_settle(&b);
     if (settled && at_lists && b.nall)
         lanes_start(&b, b.all[0].input, b.nall);
-    if (!settled || b.lanes.failed)
+    pthread_mutex_lock(&b.lanes.lock);
+    if (!settled || b.lanes.failed) /* nothing is taken */
         b.taken = b.nall;
+    pthread_mutex_unlock(&b.lanes.lock);
     /* the workers, and under -device auto as many feeders for the GPU */
     const int feeders = b.lanes.started && set->device == GF_DEVICE_AUTO ? b.nthreads : 0;
     const int nworkers = b.nthreads + feeders;

@@ -237,7 +237,18 @@ static ssize_t read_entry(FILE *f, int nul, char **line, size_t *cap)
     return (ssize_t)list_entry(*line, len);
 }
 
-/* The next INPUT path (new string), NULL at the end.  Called with b->lock held. */
+/* An INPUT or (`list`) a @LIST failed, reported under b->lock. */
+static void failed(batch *b, int list, const char *name, const char *detail)
+{
+    pthread_mutex_lock(&b->lock);
+    if (list)
+        batch_failed_list(b, name, detail);
+    else
+        batch_failed_input(b, name, detail);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* The next INPUT path (new string), NULL at the end; by the settling thread alone. */
 static char *next_input(batch *b)
 {
     struct source *s = &b->src;
@@ -251,15 +262,15 @@ static char *next_input(batch *b)
                 char *p = strdup(s->line);
                 if (p)
                     return p;
-                batch_failed_input(b, s->list_arg, "out of memory");
+                failed(b, 0, s->list_arg, "out of memory");
                 continue;
             }
             if (len == -2) {
-                batch_failed_list(b, s->list_arg, "the list holds NUL bytes (as find -print0 writes): read it with -0");
+                failed(b, 1, s->list_arg, "the list holds NUL bytes (as find -print0 writes): read it with -0");
             } else if (ferror(s->list)) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "read error: %s", strerror(errno ? errno : EIO));
-                batch_failed_list(b, s->list_arg, msg);
+                failed(b, 1, s->list_arg, msg);
             }
             if (s->list != stdin)
                 fclose(s->list);
@@ -272,7 +283,7 @@ static char *next_input(batch *b)
             char *p = strdup(a);
             if (p)
                 return p;
-            batch_failed_input(b, a, "out of memory");
+            failed(b, 0, a, "out of memory");
             continue;
         }
         s->list_arg = a;
@@ -280,7 +291,7 @@ static char *next_input(batch *b)
         if (!s->list) {
             char msg[160];
             snprintf(msg, sizeof msg, "cannot open the list: %s", strerror(errno));
-            batch_failed_list(b, a, msg);
+            failed(b, 1, a, msg);
         }
     }
 }
@@ -288,8 +299,10 @@ static char *next_input(batch *b)
 /* Refuses entry e before anything is written: reported, and never taken. */
 static void refuse(batch *b, struct entry *e, gf_status st)
 {
+    pthread_mutex_lock(&b->lock);
     b->dispatched++;
     batch_failed_input(b, e->input, gf_error_detail(st));
+    pthread_mutex_unlock(&b->lock);
     gf_error_clear();
     free(e->output);
     e->output = NULL;
@@ -304,7 +317,8 @@ static void refuse(batch *b, struct entry *e, gf_status st)
  *   - under -mirror, a symbolic link under DIR takes out of DIR.
  * Paths are compared resolved, so that ./a/x.jpg and a/x.jpg, or a link
  * and its target, are one file.  0, or nonzero where the batch cannot go on
- * (reported). */
+ * (reported).  It may run beside the GPU's start, which prints under -v:
+ * its messages too are printed under b->lock. */
 int batch_settle(batch *b)
 {
     const gf_settings *set = &b->plan->set;
@@ -312,7 +326,7 @@ int batch_settle(batch *b)
     size_t cap = 0;
     char *input;
     int rc = 0;
-    while (!rc && (input = next_input(b))) {
+    while ((input = next_input(b))) {
         struct entry *all = b->nall < cap ? b->all : realloc(b->all, (cap = cap ? 2 * cap : 256) * sizeof *all);
         if (!all) {
             free(input);
@@ -324,8 +338,11 @@ int batch_settle(batch *b)
     }
     char *root = rc ? NULL : realpath(set->outdir, NULL);
     if (!rc && !root) {
+        const int e = errno;
+        pthread_mutex_lock(&b->lock);
         batch_clear_progress(b);
-        gf_say("%s: cannot resolve the output directory: %s", set->outdir, strerror(errno));
+        gf_say("%s: cannot resolve the output directory: %s", set->outdir, strerror(e));
+        pthread_mutex_unlock(&b->lock);
         rc = -2;
     }
     for (size_t i = 0; !rc && i < b->nall; i++) {
@@ -365,8 +382,10 @@ int batch_settle(batch *b)
             refuse(b, e, st);
     }
     if (rc == -1) {
+        pthread_mutex_lock(&b->lock);
         batch_clear_progress(b);
         gf_say("out of memory");
+        pthread_mutex_unlock(&b->lock);
     }
     free(root);
     free(inputs.slot);
