@@ -533,7 +533,7 @@ int gf_batch(const gf_plan *plan)
     if (b.failed || b.bad_lists || untouched || set->verbose)
         gf_say("%llu file%s: %llu done, %llu failed%s%s, %.2f s, %.1f MP/s", (unsigned long long)b.nall,
                b.nall == 1 ? "" : "s", b.done, b.failed, left, lists, secs, secs > 0 ? b.megapixels / secs : 0.0);
-    if (set->verbose && b.lanes.started)
+    if (set->verbose && b.lanes.started && (running || b.lanes.n)) /* a GPU started, or still starting */
         gf_say("GPU start: %llu image%s on the CPU meanwhile%s", b.early, b.early == 1 ? "" : "s",
                up ? "" : "; the batch ended first");
     const int rc = b.failed || b.bad_lists || failed_gpu || !settled ? 1 : 0;
