@@ -537,12 +537,8 @@ int gf_batch(const gf_plan *plan)
         gf_say("GPU start: %llu image%s on the CPU meanwhile%s", b.early, b.early == 1 ? "" : "s",
                up ? "" : "; the batch ended first");
     const int rc = b.failed || b.bad_lists || failed_gpu || !settled ? 1 : 0;
-    if (running || b.lanes.n)
+    if (running || b.lanes.n) /* the GPU's teardown is the driver's, at exit */
         gf_exit_fast(rc);
-    for (int i = 0; i < b.lanes.n; i++) {
-        gf_nvjpeg_close(b.lanes.jpeg[i]);
-        gf_cuda_close(b.lanes.cu[i]);
-    }
     free(b.lanes.cu);
     free(b.lanes.jpeg);
     free(b.lanes.busy);
