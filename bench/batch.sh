@@ -20,11 +20,11 @@ N=100 SIZE=4000x3000 CSV= TOOLS=batch,perfile,opencv,torch,mogrify,vips,single F
 while getopts n:s:c:t:f: o; do
     case $o in
     n) N=$OPTARG ;; s) SIZE=$OPTARG ;; c) CSV=$OPTARG ;; t) TOOLS=$OPTARG ;; f) FORMATS=$OPTARG ;;
-    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# = 1 ] || { sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2; }
 WORK=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")

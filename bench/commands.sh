@@ -16,11 +16,11 @@ SIZE=4000x3000 TOOLS=gpufilter,vips,convert FORMATS=jpg,png
 while getopts s:f:t: o; do
     case $o in
     s) SIZE=$OPTARG ;; f) FORMATS=$OPTARG ;; t) TOOLS=$OPTARG ;;
-    *) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# = 1 ] || { sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 2; }
 WORK=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")

@@ -13,11 +13,11 @@ SIZE=4000x3000 THREADS=$(nproc)
 while getopts s:t: o; do
     case $o in
     s) SIZE=$OPTARG ;; t) THREADS=$OPTARG ;;
-    *) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '3,10s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# = 1 ] || { sed -n '3,10s/^# \{0,1\}//p' "$0"; exit 2; }
 WORK=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")
