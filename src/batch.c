@@ -469,20 +469,16 @@ int gf_batch(const gf_plan *plan)
     b.t0 = gf_now_ms();
 
     b.lanes.ready = 1; /* no lanes: the CPU */
-    int at_lists = 0;
-    for (int i = 0; i < plan->nargs; i++)
-        at_lists |= plan->args[i][0] == '@';
+    const int read = !batch_read(&b);
     if (!plan->nsteps && set->device == GF_DEVICE_CUDA) {
         /* nothing to run, but -device cuda demands a GPU: one that does not
          * open stops the batch before any file is written */
         b.lanes.closing = 1;
         lanes_open(&b);
-    } else if (!at_lists && plan->nargs) {
-        lanes_start(&b, plan->args[0], (size_t)plan->nargs); /* while the list is settled */
+    } else if (read && b.nall) {
+        lanes_start(&b, b.all[0].input, b.nall); /* while the outputs are settled */
     }
-    const int settled = !batch_settle(&b);
-    if (settled && at_lists && b.nall)
-        lanes_start(&b, b.all[0].input, b.nall);
+    const int settled = read && !batch_settle(&b);
     pthread_mutex_lock(&b.lanes.lock);
     if (!settled || b.lanes.failed) /* nothing is taken */
         b.taken = b.nall;

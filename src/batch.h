@@ -99,8 +99,11 @@ void batch_failed_list(batch *b, const char *name, const char *detail);
 
 /* Makes the output directory (and its parents); GF_OK where it is one. */
 gf_status batch_make_dir(const char *dir);
-/* Reads every INPUT and settles each one's output before any is written;
- * 0, or nonzero where the batch cannot go on (reported). */
+/* Reads every INPUT into b->all (the @LISTs whole, a bad one reported);
+ * 0, or -1 out of memory (reported). */
+int batch_read(batch *b);
+/* Settles each INPUT's output before any is written; 0, or nonzero where
+ * the batch cannot go on (reported). */
 int batch_settle(batch *b);
 /* The next INPUT to process and its output name; NULL at the end. */
 char *batch_take_input(batch *b, const char **output);

@@ -308,8 +308,28 @@ static void refuse(batch *b, struct entry *e, gf_status st)
     e->output = NULL;
 }
 
-/* Reads every INPUT (the @LISTs whole) and settles each one's output before
- * any is written, refusing an output that
+int batch_read(batch *b)
+{
+    size_t cap = 0;
+    char *input;
+    while ((input = next_input(b))) {
+        struct entry *all = b->nall < cap ? b->all : realloc(b->all, (cap = cap ? 2 * cap : 256) * sizeof *all);
+        if (!all) {
+            free(input);
+            pthread_mutex_lock(&b->lock);
+            batch_clear_progress(b);
+            gf_say("out of memory");
+            pthread_mutex_unlock(&b->lock);
+            return -1;
+        }
+        b->all = all;
+        all[b->nall++] = (struct entry){.input = input};
+    }
+    return 0;
+}
+
+/* Settles each INPUT's output before any is written, refusing an output
+ * that
  *   - is a listed INPUT that another entry writes in place (that entry
  *     keeps it);
  *   - is any other listed INPUT, which would be lost, read or not;
@@ -317,25 +337,13 @@ static void refuse(batch *b, struct entry *e, gf_status st)
  *   - under -mirror, a symbolic link under DIR takes out of DIR.
  * Paths are compared resolved, so that ./a/x.jpg and a/x.jpg, or a link
  * and its target, are one file.  0, or nonzero where the batch cannot go on
- * (reported).  It may run beside the GPU's start, which prints under -v:
- * its messages too are printed under b->lock. */
+ * (reported).  It runs beside the GPU's start, which prints under -v: its
+ * messages too are printed under b->lock. */
 int batch_settle(batch *b)
 {
     const gf_settings *set = &b->plan->set;
     struct map inputs = {0}, outputs = {0};
-    size_t cap = 0;
-    char *input;
     int rc = 0;
-    while ((input = next_input(b))) {
-        struct entry *all = b->nall < cap ? b->all : realloc(b->all, (cap = cap ? 2 * cap : 256) * sizeof *all);
-        if (!all) {
-            free(input);
-            rc = -1;
-            break;
-        }
-        b->all = all;
-        all[b->nall++] = (struct entry){.input = input};
-    }
     char *root = rc ? NULL : realpath(set->outdir, NULL);
     if (!rc && !root) {
         const int e = errno;
