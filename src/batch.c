@@ -199,15 +199,11 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
     const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
     st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
-    gf_exif_update(&j->meta, dev.width, dev.height, j->meta.edited);
-    gf_meta kept = gf_meta_kept(&j->meta, set->keep, dev.channels);
-    if (jpeg_out)
-        gf_meta_for_jpeg(&kept, j->input, set->quiet);
-    if (!st && jpeg_out && !gf_meta_empty(&kept)) {
-        /* nvJPEG writes no metadata: the input's goes in */
+    if (!st && jpeg_out) { /* nvJPEG writes no metadata: the input's goes in (a download's, in gf_store) */
+        const gf_meta kept = gf_meta_out(set, &j->meta, gf_image_shape(&dev), GF_FMT_JPEG, j->input);
         uint8_t *with;
         size_t with_len;
-        if (!(st = gf_jpeg_add_meta(*bytes, *len, &kept, &with, &with_len))) {
+        if (!gf_meta_empty(&kept) && !(st = gf_jpeg_add_meta(*bytes, *len, &kept, &with, &with_len))) {
             free(*bytes);
             *bytes = with;
             *len = with_len;

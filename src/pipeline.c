@@ -225,17 +225,23 @@ gf_format gf_output_format(const gf_settings *set, const char *output, gf_format
     return f ? f : infmt;
 }
 
+gf_meta gf_meta_out(const gf_settings *set, gf_meta *meta, gf_shape shape, gf_format fmt, const char *name)
+{
+    if (meta)
+        gf_exif_update(meta, shape.width, shape.height, meta->edited);
+    gf_meta kept = gf_meta_kept(meta, set->keep, shape.channels);
+    if (fmt == GF_FMT_JPEG)
+        gf_meta_for_jpeg(&kept, name, set->quiet);
+    return kept;
+}
+
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *meta, gf_format infmt,
                    const char *output, const char *name)
 {
     char detail[GF_ENCODE_DETAIL] = "";
-    if (meta)
-        gf_exif_update(meta, img->width, img->height, meta->edited);
-    gf_meta kept = gf_meta_kept(meta, set->keep, img->channels);
-    struct encode_ctx e = {gf_output_format(set, output, infmt), img,
-                           {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};
-    if (e.fmt == GF_FMT_JPEG)
-        gf_meta_for_jpeg(&kept, name, set->quiet);
+    const gf_format fmt = gf_output_format(set, output, infmt);
+    gf_meta kept = gf_meta_out(set, meta, gf_image_shape(img), fmt, name);
+    struct encode_ctx e = {fmt, img, {set->quality, set->compress, 0, threads > 0 ? threads : 1, detail, &kept}};
     if (e.fmt == GF_FMT_PNM) {
         const char *dot = strrchr(output, '.');
         e.opts.pam = dot && !strcmp(dot, ".pam");

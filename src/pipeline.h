@@ -58,6 +58,11 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
 /* The format OUTPUT is written in: -format, else its extension, else infmt. */
 gf_format gf_output_format(const gf_settings *set, const char *output, gf_format infmt);
 gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char *name, int threads);
+/* The metadata an output of `shape` in format `fmt` carries: meta's EXIF
+ * made to fit it (gf_exif_update), what -keep keeps of it, and for JPEG
+ * what one segment holds (the rest dropped with a warning naming `name`).
+ * The view borrows meta's buffers. */
+gf_meta gf_meta_out(const gf_settings *set, gf_meta *meta, gf_shape shape, gf_format fmt, const char *name);
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *meta, gf_format infmt,
                    const char *output, const char *name);
 
