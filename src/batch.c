@@ -210,9 +210,11 @@ static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j
         }
     }
     if (!st && set->verbose) {
-        char info[128], how[32] = "hybrid";
-        if (engines)
+        char info[128], how[40] = "hybrid";
+        if (engines > 0)
             snprintf(how, sizeof how, "hardware, batch of %d", engines);
+        else if (engines < 0)
+            snprintf(how, sizeof how, "hybrid, Huffman on the GPU");
         snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
                  gf_layout_name(shape.channels), how);
         gf_timing(j->input, "read", j->read_ms, NULL);

@@ -45,7 +45,7 @@ static void open_jpeg(batch *b)
     gf_status st = GF_OK;
     double ms[2] = {0, 0};
     for (int i = 0; want && !st && i < l->n; i++) /* no worker reads l->jpeg before jpeg_ready */
-        st = gf_nvjpeg_open(l->cu[i], &l->jpeg[i], i ? NULL : ms);
+        st = gf_nvjpeg_open(l->cu[i], 1, &l->jpeg[i], i ? NULL : ms);
     if (st) {
         if (b->plan->set.verbose) {
             char what[400];

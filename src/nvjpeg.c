@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* nvJPEG for batch lanes.  One library handle per device, created with the
- * hardware backend where the GPU has JPEG engines (A100, H100, H200) and the
- * default (hybrid) backend elsewhere (NVJPEG_STATUS_ARCH_MISMATCH), both
- * upsampling chroma by interpolation as libjpeg-turbo does (which brings the
- * pixels within 2 of libjpeg-turbo's instead of 32) and strict about the
- * bitstream.  The engines work best on many images at once, so the lanes'
- * baseline streams meet in the device's queue: the first lane to find the
- * engines idle decodes every waiting request in one nvjpegDecodeBatched call,
- * while the next batch gathers behind it.  nvjpegDecode, on the lane's own
- * stream, takes the progressive streams and all of them without engines.
- * Each lane has its own encode state.  A stream whose markers do not walk
- * cleanly from SOI to EOI, or that has more scans than the CPU decoder
- * allows, is left to libjpeg-turbo, whose messages name the fault.  Every
- * nvJPEG and CUDA call is checked. */
+/* nvJPEG for batch lanes and single images.  A batch lane shares one
+ * library handle per device, created with the hardware backend where the
+ * GPU has JPEG engines (A100, H100, H200) and the default (hybrid) backend
+ * elsewhere (NVJPEG_STATUS_ARCH_MISMATCH); a single image has a handle of
+ * its own with the default backend, which starts in a fraction of the
+ * engines' time.  Every handle upsamples chroma by interpolation as
+ * libjpeg-turbo does (which brings the pixels within 2 of libjpeg-turbo's
+ * instead of 32) and is strict about the bitstream.  The engines work best
+ * on many images at once, so the lanes' baseline streams meet in the
+ * device's queue: the first lane to find the engines idle decodes every
+ * waiting request in one nvjpegDecodeBatched call, while the next batch
+ * gathers behind it.  A stream the engines do not take (progressive, too
+ * large for them, no engines) is decoded on the lane's stream: by the
+ * GPU-assisted decoder (Huffman decoding on the SMs) where it takes the
+ * stream and the image has at least GPU_HUFFMAN_MIN pixels, else by
+ * nvjpegDecode (Huffman decoding on the calling thread).  Each lane has its
+ * own encode state.  A stream whose markers do not walk cleanly from SOI to
+ * EOI, or that has more scans than the CPU decoder allows, is left to
+ * libjpeg-turbo, whose messages name the fault.  Every nvJPEG and CUDA call
+ * is checked. */
 #include "config.h"
 #include "gf_nvjpeg.h"
 
@@ -29,6 +35,14 @@
 
 #define MAX_DEVICES 64 /* as -device cuda:N allows */
 #define MAX_BATCH 32  /* images in one call to the engines */
+/* The fewest pixels the GPU-assisted decoder takes: below, decoding the
+ * Huffman code on the CPU costs less than the decoder's launches (as
+ * nvImageCodec's nvJPEG CUDA decoder chooses by default). */
+#define GPU_HUFFMAN_MIN (1000 * 1000)
+/* The most pixels nvJPEG's encoder is given optimized Huffman tables for. */
+#define OPTIMIZED_MAX (16384ull * 16384ull)
+/* the flags every handle is tried with, then without strictness */
+#define HANDLE_FLAGS (NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT)
 
 static const char *nvjpeg_error(nvjpegStatus_t s)
 {
@@ -120,9 +134,9 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware, double *
             nvjpegBackend_t backend;
             unsigned flags;
         } tries[] = {
-            {NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT},
+            {NVJPEG_BACKEND_HARDWARE, HANDLE_FLAGS},
             {NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
-            {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT},
+            {NVJPEG_BACKEND_DEFAULT, HANDLE_FLAGS},
             {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
         };
         double t = ms_now();
@@ -263,18 +277,78 @@ static void engines_decode(int dev, nvjpegHandle_t h, struct request *r, int *ba
 /* ---- a lane's states ------------------------------------------------- */
 
 struct gf_nvjpeg {
-    int device, hardware;
+    int device, hardware, own; /* own: the handle is this lane's (a single image's), not the device's */
     nvjpegHandle_t h;
     cudaStream_t stream;
     nvjpegJpegStream_t parsed;
     nvjpegJpegState_t single; /* nvjpegDecode's; made at first use */
+    /* the GPU-assisted decoder, its state and buffers: made at first use, or
+     * with a single image's handle; gpu_failed where it could not be */
+    nvjpegJpegDecoder_t gpu;
+    nvjpegJpegState_t gpu_state;
+    nvjpegBufferPinned_t pinned;
+    nvjpegBufferDevice_t devbuf;
+    nvjpegDecodeParams_t params_dec;
+    int gpu_failed;
     nvjpegEncoderState_t enc;
     nvjpegEncoderParams_t params;
 };
 
-gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
+/* Makes the lane's GPU-assisted decoder (once). */
+static nvjpegStatus_t gpu_decoder(gf_nvjpeg *j)
+{
+    if (j->gpu_state)
+        return NVJPEG_STATUS_SUCCESS;
+    if (j->gpu_failed)
+        return NVJPEG_STATUS_NOT_INITIALIZED;
+    nvjpegStatus_t s;
+    if ((s = nvjpegDecoderCreate(j->h, NVJPEG_BACKEND_GPU_HYBRID, &j->gpu)) != NVJPEG_STATUS_SUCCESS)
+        j->gpu = NULL;
+    else if ((s = nvjpegDecoderStateCreate(j->h, j->gpu, &j->gpu_state)) != NVJPEG_STATUS_SUCCESS)
+        j->gpu_state = NULL;
+    else if ((s = nvjpegBufferPinnedCreate(j->h, NULL, &j->pinned)) != NVJPEG_STATUS_SUCCESS)
+        j->pinned = NULL;
+    else if ((s = nvjpegBufferDeviceCreate(j->h, NULL, &j->devbuf)) != NVJPEG_STATUS_SUCCESS)
+        j->devbuf = NULL;
+    else if ((s = nvjpegDecodeParamsCreate(j->h, &j->params_dec)) != NVJPEG_STATUS_SUCCESS)
+        j->params_dec = NULL;
+    else if ((s = nvjpegStateAttachPinnedBuffer(j->gpu_state, j->pinned)) == NVJPEG_STATUS_SUCCESS)
+        s = nvjpegStateAttachDeviceBuffer(j->gpu_state, j->devbuf);
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        j->gpu_failed = 1;
+        if (j->gpu_state) /* a state that exists but could not be set up is not used */
+            nvjpegJpegStateDestroy(j->gpu_state);
+        j->gpu_state = NULL;
+    }
+    return s;
+}
+
+/* A single image's handle: the default backend, with the library's flags. */
+static gf_status own_handle(gf_nvjpeg *j, double *ms)
+{
+    const double t = ms_now();
+    nvjpegStatus_t s = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, HANDLE_FLAGS, &j->h);
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        j->h = NULL;
+        s = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &j->h);
+    }
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        j->h = NULL;
+        return fail(GF_ENODEV, s, "nvjpegCreateEx");
+    }
+    j->own = 1;
+    const double t1 = ms_now();
+    s = gpu_decoder(j);
+    if (ms)
+        ms[0] = t1 - t, ms[1] = ms_now() - t1;
+    return s == NVJPEG_STATUS_SUCCESS ? GF_OK : fail(GF_ENODEV, s, "creating the GPU-assisted decoder");
+}
+
+gf_status gf_nvjpeg_open(gf_cuda *cu, int engines, gf_nvjpeg **out, double *ms)
 {
     *out = NULL;
+    if (ms)
+        ms[0] = ms[1] = 0;
     gf_nvjpeg *j = calloc(1, sizeof *j);
     if (!j)
         return gf_error(GF_ENOMEM, "out of memory");
@@ -282,9 +356,9 @@ gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
     j->stream = gf_cuda_stream(cu);
     gf_status st = gf_cuda_status(cudaSetDevice(j->device), "cudaSetDevice");
     if (!st)
-        st = take_handle(j->device, &j->h, &j->hardware, ms);
+        st = engines ? take_handle(j->device, &j->h, &j->hardware, ms) : own_handle(j, ms);
     if (st) {
-        free(j);
+        gf_nvjpeg_close(j);
         return st;
     }
     nvjpegStatus_t s = nvjpegJpegStreamCreate(j->h, &j->parsed);
@@ -292,8 +366,6 @@ gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
         s = nvjpegEncoderStateCreate(j->h, &j->enc, j->stream);
     if (s == NVJPEG_STATUS_SUCCESS)
         s = nvjpegEncoderParamsCreate(j->h, &j->params, j->stream);
-    if (s == NVJPEG_STATUS_SUCCESS)
-        s = nvjpegEncoderParamsSetOptimizedHuffman(j->params, 1, j->stream);
     if (s != NVJPEG_STATUS_SUCCESS) {
         st = fail(GF_ENODEV, s, "creating the lane's states");
         gf_nvjpeg_close(j);
@@ -311,11 +383,24 @@ void gf_nvjpeg_close(gf_nvjpeg *j)
         nvjpegEncoderParamsDestroy(j->params);
     if (j->enc)
         nvjpegEncoderStateDestroy(j->enc);
+    if (j->params_dec)
+        nvjpegDecodeParamsDestroy(j->params_dec);
+    if (j->gpu_state)
+        nvjpegJpegStateDestroy(j->gpu_state);
+    if (j->pinned)
+        nvjpegBufferPinnedDestroy(j->pinned);
+    if (j->devbuf)
+        nvjpegBufferDeviceDestroy(j->devbuf);
+    if (j->gpu)
+        nvjpegDecoderDestroy(j->gpu);
     if (j->single)
         nvjpegJpegStateDestroy(j->single);
     if (j->parsed)
         nvjpegJpegStreamDestroy(j->parsed);
-    give_handle(j->device);
+    if (j->own)
+        nvjpegDestroy(j->h);
+    else if (j->h)
+        give_handle(j->device);
     free(j);
 }
 
@@ -373,9 +458,23 @@ gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int 
     if (j->hardware)
         NVJ(GF_EFORMAT, nvjpegDecodeBatchedSupported(j->h, j->parsed, &unsupported));
     if (unsupported) {
-        if (!j->single)
-            NVJ(GF_ECUDA, nvjpegJpegStateCreate(j->h, &j->single));
-        NVJ(GF_EFORMAT, nvjpegDecode(j->h, j->single, buf, n, fmt, &dst, j->stream));
+        int gpu = (uint64_t)shape->width * (uint64_t)shape->height >= GPU_HUFFMAN_MIN &&
+                  gpu_decoder(j) == NVJPEG_STATUS_SUCCESS;
+        if (gpu) {
+            NVJ(GF_ECUDA, nvjpegDecodeParamsSetOutputFormat(j->params_dec, fmt));
+            NVJ(GF_EFORMAT, nvjpegDecoderJpegSupported(j->gpu, j->parsed, j->params_dec, &unsupported));
+            gpu = !unsupported;
+        }
+        if (gpu) { /* in stream order, the Huffman code decoded on the SMs */
+            NVJ(GF_EFORMAT, nvjpegDecodeJpegHost(j->h, j->gpu, j->gpu_state, j->params_dec, j->parsed));
+            NVJ(GF_EFORMAT, nvjpegDecodeJpegTransferToDevice(j->h, j->gpu, j->gpu_state, j->parsed, j->stream));
+            NVJ(GF_EFORMAT, nvjpegDecodeJpegDevice(j->h, j->gpu, j->gpu_state, &dst, j->stream));
+            *batch = -1;
+        } else {
+            if (!j->single)
+                NVJ(GF_ECUDA, nvjpegJpegStateCreate(j->h, &j->single));
+            NVJ(GF_EFORMAT, nvjpegDecode(j->h, j->single, buf, n, fmt, &dst, j->stream));
+        }
         return gf_cuda_status(cudaStreamSynchronize(j->stream), "nvJPEG decode");
     }
     /* the engines do not follow stream order: the buffer must be free first */
@@ -396,6 +495,12 @@ gf_status gf_nvjpeg_encode(gf_nvjpeg *j, const gf_image *dev, int quality, uint8
     if (dev->depth != 8 || (dev->channels != 1 && dev->channels != 3))
         return gf_error(GF_EINTERNAL, "nvJPEG encodes 8-bit gray or RGB");
     const nvjpegChromaSubsampling_t css = dev->channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420;
+    /* nvJPEG 13.0's optimized-Huffman encode faults (an illegal address,
+     * which ends the context) at 20000x20000 on an H200; it passes at
+     * 16384x16384, the default -limit-pixels.  Larger images get the
+     * standard tables, as libjpeg-turbo writes by default. */
+    const int optimize = (uint64_t)dev->width * (uint64_t)dev->height <= OPTIMIZED_MAX;
+    NVJ(GF_ECUDA, nvjpegEncoderParamsSetOptimizedHuffman(j->params, optimize, j->stream));
     NVJ(GF_ECUDA, nvjpegEncoderParamsSetQuality(j->params, quality, j->stream));
     NVJ(GF_ECUDA, nvjpegEncoderParamsSetSamplingFactors(j->params, css, j->stream));
     nvjpegImage_t src = {{dev->data}, {dev->stride}};

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Built without nvJPEG: batches decode and encode JPEG with libjpeg-turbo. */
+/* Built without nvJPEG: libjpeg-turbo decodes and encodes every JPEG. */
 #include "config.h"
 #include "gf_nvjpeg.h"
 
-gf_status gf_nvjpeg_open(gf_cuda *cu, gf_nvjpeg **out, double *ms)
+gf_status gf_nvjpeg_open(gf_cuda *cu, int engines, gf_nvjpeg **out, double *ms)
 {
-    (void)cu, (void)ms;
+    (void)cu, (void)engines, (void)ms;
     *out = NULL;
     return gf_error(GF_ENODEV, "this gpufilter was built without nvJPEG");
 }
