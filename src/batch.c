@@ -167,75 +167,17 @@ static gf_status decode_raw(batch *b, struct job *j)
     return st;
 }
 
-/* A JPEG file through the lane's nvJPEG: decoded into the chain's input, the
- * steps run, and the result encoded there (JPEG out: *bytes, *len) or
- * downloaded into j->img.  *cpu is set where nvJPEG does not take the file,
- * which then goes the CPU decoder's way. */
+/* A JPEG file through the lane's nvJPEG (gf_gpu_jpeg); *cpu is set where
+ * the lane has no nvJPEG or nvJPEG does not take the file. */
 static gf_status gpu_jpeg(batch *b, const gf_plan *plan, int lane, struct job *j, uint8_t **bytes, size_t *len,
                           int *cpu)
 {
-    const gf_settings *set = &plan->set;
-    gf_cuda *cu = b->lanes.cu[lane];
     gf_nvjpeg *nj = lanes_jpeg(b, lane);
     *cpu = nj == NULL;
     if (*cpu)
         return GF_OK;
-    gf_shape shape;
-    int engines;
-    const double t0 = gf_now_ms();
-    gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, j->raw, j->raw_n, set->limit_pixels, &shape,
-                                    &engines);
-    if (st == GF_EFORMAT) {
-        if (set->verbose)
-            gf_timing(j->input, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
-        gf_error_clear();
-        *cpu = 1;
-        return GF_OK;
-    }
-    const double t1 = gf_now_ms();
-    gf_image dev;
-    if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
-        return st;
-    const int jpeg_out = gf_output_format(set, j->output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
-                         dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
-    st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, &j->img);
-    if (!st && jpeg_out) { /* nvJPEG writes no metadata: the input's goes in (a download's, in gf_store) */
-        const gf_meta kept = gf_meta_out(set, &j->meta, gf_image_shape(&dev), GF_FMT_JPEG, j->input);
-        uint8_t *with;
-        size_t with_len;
-        if (!gf_meta_empty(&kept) && !(st = gf_jpeg_add_meta(*bytes, *len, &kept, &with, &with_len))) {
-            free(*bytes);
-            *bytes = with;
-            *len = with_len;
-        }
-    }
-    if (!st && set->verbose) {
-        char info[128], how[40] = "hybrid";
-        if (engines > 0)
-            snprintf(how, sizeof how, "hardware, batch of %d", engines);
-        else if (engines < 0)
-            snprintf(how, sizeof how, "hybrid, Huffman on the GPU");
-        snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
-                 gf_layout_name(shape.channels), how);
-        gf_timing(j->input, "read", j->read_ms, NULL);
-        gf_timing(j->input, "nvjpeg-dec", t1 - t0, info);
-        gf_timing(j->input, jpeg_out ? "chain+enc" : "chain", gf_now_ms() - t1,
-                  jpeg_out ? "(cuda, nvjpeg encode)" : "(cuda, downloaded)");
-    }
-    j->mp = (double)shape.width * shape.height / 1e6;
-    return st;
-}
-
-struct bytes {
-    const uint8_t *p;
-    size_t n;
-};
-
-static gf_status emit_bytes(FILE *f, void *ctx)
-{
-    const struct bytes *b = ctx;
-    return fwrite(b->p, 1, b->n, f) == b->n ? GF_OK
-                                          : gf_error(GF_EIO, "cannot write JPEG data: %s", strerror(errno));
+    return gf_gpu_jpeg(plan, b->lanes.cu[lane], nj, j->raw, j->raw_n, j->read_ms, &j->meta, j->input, j->output,
+                       bytes, len, &j->img, cpu, &j->mp);
 }
 
 /* Takes j->need of -limit-memory for an image: at once where it is free or
@@ -321,9 +263,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     size_t len = 0;
     gf_status st = GF_OK;
     if (j->gpu_raw && (set->keep || set->auto_orient)) { /* a GPU decodes it: the header's metadata */
-        if (gf_jpeg_read_meta(j->raw, j->raw_n, &j->meta, j->input, set->quiet))
-            gf_error_clear();
-        gf_exif_density(&j->meta);
+        gf_jpeg_meta(set, j->raw, j->raw_n, j->input, &j->meta);
         j->meta_read = 1;
     }
     gf_plan oriented;
@@ -371,8 +311,7 @@ static int finish(batch *b, struct job *j, gf_host_alloc *pool)
     if (!st && bytes) {
         blame = j->output;
         const double t0 = gf_now_ms();
-        struct bytes out = {bytes, len};
-        st = gf_write_file(j->output, emit_bytes, &out);
+        st = gf_write_bytes(j->output, bytes, len);
         if (!st && plan->set.verbose)
             gf_timing(j->input, "write", gf_now_ms() - t0, NULL);
     } else if (!st) {

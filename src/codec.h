@@ -181,6 +181,8 @@ gf_status gf_read_file(const char *path, uint8_t **buf, size_t *n);
  * place only when complete ("-": standard output).  Nothing is left behind on
  * failure and an existing file at `path` stays untouched. */
 gf_status gf_write_file(const char *path, gf_status (*emit)(FILE *f, void *ctx), void *ctx);
+/* gf_write_file of the bytes p[0..n). */
+gf_status gf_write_bytes(const char *path, const uint8_t *p, size_t n);
 void gf_fileio_init(void);
 
 const char *gf_codec_versions(void);

@@ -269,3 +269,20 @@ const char *gf_codec_versions(void)
     snprintf(buf, sizeof buf, "libpng %s, %s (libjpeg API %d)", png_get_libpng_ver(NULL), jpeg, JPEG_LIB_VERSION);
     return buf;
 }
+
+struct bytes {
+    const uint8_t *p;
+    size_t n;
+};
+
+static gf_status emit_bytes(FILE *f, void *ctx)
+{
+    const struct bytes *b = ctx;
+    return fwrite(b->p, 1, b->n, f) == b->n ? GF_OK : gf_error(GF_EIO, "cannot write the data: %s", strerror(errno));
+}
+
+gf_status gf_write_bytes(const char *path, const uint8_t *p, size_t n)
+{
+    struct bytes b = {p, n};
+    return gf_write_file(path, emit_bytes, &b);
+}

@@ -274,3 +274,68 @@ gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *
     }
     return st;
 }
+
+void gf_jpeg_meta(const gf_settings *set, const uint8_t *buf, size_t n, const char *name, gf_meta *meta)
+{
+    *meta = (gf_meta){0};
+    if (!set->keep && !set->auto_orient)
+        return;
+    if (gf_jpeg_read_meta(buf, n, meta, name, set->quiet))
+        gf_error_clear(); /* the decoder that takes the file says what is wrong with it */
+    gf_exif_density(meta);
+}
+
+gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uint8_t *buf, size_t n, double read_ms,
+                      gf_meta *meta, const char *name, const char *output, uint8_t **bytes, size_t *len,
+                      gf_image *img, int *cpu, double *mp)
+{
+    const gf_settings *set = &plan->set;
+    *bytes = NULL, *len = 0, *cpu = 0, *mp = 0;
+    gf_shape shape;
+    int engines;
+    const double t0 = gf_now_ms();
+    gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, buf, n, set->limit_pixels, &shape, &engines);
+    if (st == GF_EFORMAT) {
+        if (set->verbose)
+            gf_timing(name, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
+        gf_error_clear();
+        *cpu = 1;
+        return GF_OK;
+    }
+    const double t1 = gf_now_ms();
+    gf_image dev;
+    if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
+        return st;
+    const int jpeg_out = gf_output_format(set, output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
+                         dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
+    st = jpeg_out ? gf_nvjpeg_encode(nj, &dev, set->quality, bytes, len) : gf_cuda_download(cu, &dev, img);
+    if (!st && jpeg_out) { /* nvJPEG writes no metadata: the input's goes in (a download's, in gf_store) */
+        const gf_meta kept = gf_meta_out(set, meta, gf_image_shape(&dev), GF_FMT_JPEG, name);
+        uint8_t *with;
+        size_t with_len;
+        if (!gf_meta_empty(&kept) && !(st = gf_jpeg_add_meta(*bytes, *len, &kept, &with, &with_len))) {
+            free(*bytes);
+            *bytes = with;
+            *len = with_len;
+        }
+    }
+    if (!st && set->verbose) {
+        char info[128], how[40] = "hybrid";
+        if (engines > 0)
+            snprintf(how, sizeof how, "hardware, batch of %d", engines);
+        else if (engines < 0)
+            snprintf(how, sizeof how, "hybrid, Huffman on the GPU");
+        snprintf(info, sizeof info, "(JPEG %dx%d %s 8-bit, nvjpeg %s)", shape.width, shape.height,
+                 gf_layout_name(shape.channels), how);
+        gf_timing(name, "read", read_ms, NULL);
+        gf_timing(name, "nvjpeg-dec", t1 - t0, info);
+        gf_timing(name, jpeg_out ? "chain+enc" : "chain", gf_now_ms() - t1,
+                  jpeg_out ? "(cuda, nvjpeg encode)" : "(cuda, downloaded)");
+    }
+    if (st) {
+        free(*bytes);
+        *bytes = NULL, *len = 0;
+    }
+    *mp = (double)shape.width * shape.height / 1e6;
+    return st;
+}

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "cuda.h"
+#include "gf_nvjpeg.h"
 
 double gf_now_ms(void);
 
@@ -65,6 +66,20 @@ gf_status gf_filter(const gf_plan *plan, gf_cuda *cu, gf_image *img, const char 
 gf_meta gf_meta_out(const gf_settings *set, gf_meta *meta, gf_shape shape, gf_format fmt, const char *name);
 gf_status gf_store(const gf_settings *set, int threads, gf_image *img, gf_meta *meta, gf_format infmt,
                    const char *output, const char *name);
+
+/* A JPEG file a GPU is to decode: its metadata from the header (under
+ * -keep or -auto-orient; else *meta stays empty). */
+void gf_jpeg_meta(const gf_settings *set, const uint8_t *buf, size_t n, const char *name, gf_meta *meta);
+/* A JPEG file buf[0..n) through nvJPEG `nj` on `cu`: decoded into the
+ * chain's input, the plan's steps run there, and the result encoded there
+ * where OUTPUT is written as JPEG (*bytes, *len: the file, with what
+ * gf_meta_out keeps of *meta) or else downloaded into *img.  *cpu is set,
+ * with nothing done, where nvJPEG does not take the file: the CPU decoder
+ * takes it.  *mp is the image's megapixels.  Under -v, prints the read
+ * (read_ms), the decode and the chain. */
+gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uint8_t *buf, size_t n, double read_ms,
+                      gf_meta *meta, const char *name, const char *output, uint8_t **bytes, size_t *len,
+                      gf_image *img, int *cpu, double *mp);
 
 /* Batch mode (-o DIR, src/batch.c): every INPUT (and every path of each
  * @LIST) through the plan into DIR.  Returns the exit status (0 or 1). */
