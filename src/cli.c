@@ -280,7 +280,8 @@ const gf_setting gf_settings_table[] = {
     {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
     {"compress", GF_ARG_REQUIRED, "N", "PNG deflate level 0..9 (6)", set_compress},
     {"codec", GF_ARG_REQUIRED, "auto|gpu|cpu",
-     "JPEG in batches on a GPU: nvJPEG once started, nvJPEG only, or libjpeg-turbo byte for byte (auto)",
+     "JPEG on a GPU: nvJPEG where it pays (batches once it is up, large single images), nvJPEG only, or "
+     "libjpeg-turbo byte for byte (auto)",
      set_codec},
     {"format", GF_ARG_REQUIRED, "png|jpeg|pnm", "output format (else by OUTPUT extension, else the input's)",
      set_format},

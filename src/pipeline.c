@@ -116,24 +116,6 @@ gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_
     return st;
 }
 
-gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  gf_meta *meta, gf_status (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    const double t0 = gf_now_ms();
-    gf_status st = gf_read_file(input, &buf, &n);
-    if (st)
-        return st;
-    const double read_ms = gf_now_ms() - t0;
-    if (read_done)
-        st = read_done(ctx, buf, n);
-    if (!st)
-        st = gf_decode_timed(set, name, buf, n, read_ms, img, fmt, meta);
-    free(buf);
-    return st;
-}
-
 uint64_t gf_memory_need(const gf_plan *plan, const uint8_t *buf, size_t n)
 {
     gf_shape s;

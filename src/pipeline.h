@@ -37,23 +37,19 @@ uint64_t gf_memory_need(const gf_plan *plan, const uint8_t *buf, size_t n);
  * batch can admit), with the message that says so. */
 gf_status gf_memory_check(const gf_settings *set, uint64_t need);
 
-/* The three stages of one image.  gf_load reads and decodes INPUT ("-":
- * standard input), with its metadata into *meta (none under -strip unless
- * -auto-orient needs it),
- * calling read_done (when not NULL) with the file's bytes before it decodes
- * them (its error stands, and nothing is decoded); gf_filter runs the plan's steps on `cu` when not NULL
- * (falling back to the CPU when the GPU runs out of memory under -device auto)
- * or on the CPU (on up to `threads` threads); gf_store converts depth and format and writes OUTPUT
- * atomically, with `meta` where the format holds it, encoding on up to
- * `threads` threads.  `name` is the input's name for -v lines. */
-gf_status gf_load(const gf_settings *set, const char *input, const char *name, gf_image *img, gf_format *fmt,
-                  gf_meta *meta, gf_status (*read_done)(void *ctx, const uint8_t *buf, size_t n), void *ctx);
 /* Under -auto-orient, `plan` with the step that turns an image of EXIF
  * orientation meta's upright put first (*steps, which the caller frees,
  * holds the new list), and meta's tag reset to 1; else `plan` as it is.
  * meta->edited is set when a step changes the pixels. */
 gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps);
-/* gf_load's second half: decodes buf[0..n), which took read_ms to read. */
+/* The stages of one image: gf_decode_timed decodes a file's bytes, with
+ * its metadata into *meta (none under -strip unless -auto-orient needs it,
+ * nor where meta is NULL); gf_filter runs the plan's steps on `cu` when not
+ * NULL (falling back to the CPU when the GPU runs out of memory under
+ * -device auto) or on the CPU (on up to `threads` threads); gf_store
+ * converts depth and format and writes OUTPUT atomically, with `meta` where
+ * the format holds it, encoding on up to `threads` threads.  `name` is the
+ * input's name for -v lines. */
 gf_status gf_decode_timed(const gf_settings *set, const char *name, const uint8_t *buf, size_t n, double read_ms,
                           gf_image *img, gf_format *fmt, gf_meta *meta);
 /* The format OUTPUT is written in: -format, else its extension, else infmt. */
