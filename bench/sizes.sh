@@ -8,21 +8,24 @@
 # in memory, decode only and decode then encode, after its start); the JPEG
 # engines' busy percentage (nvidia-smi dmon, mean and peak of the 1 s
 # samples) over gpufilter's run; then one 20000x20000 JPEG through
-# `-blur 5`: wall time and peak RSS for gpufilter (default, -device cpu) and
-# an OpenCV one-liner.
+# `-blur 5` (-limit-pixels raised to take it): wall time and peak RSS for
+# gpufilter (default: nvJPEG; -device cuda -codec cpu; -device cpu) and an
+# OpenCV one-liner, gpufilter's -v stages, and nvImageCodec's decode and
+# decode then encode of it in memory.
 #
-# usage: bench/sizes.sh [-c CSV] [-H] WORKDIR   (-H: skip the 20000x20000 row)
+# usage: bench/sizes.sh [-c CSV] [-H | -S] WORKDIR
+#   (-H: skip the 20000x20000 row; -S: that row only)
 #   environment: GPUFILTER (default ./gpufilter), PYTHON (a python3 with cv2)
 set -eu
-CSV= HUGE=1
-while getopts c:H o; do
+CSV= HUGE=1 SIZES=1
+while getopts c:HS o; do
     case $o in
-    c) CSV=$OPTARG ;; H) HUGE= ;;
-    *) sed -n '3,16s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    c) CSV=$OPTARG ;; H) HUGE= ;; S) SIZES= ;;
+    *) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '3,16s/^# \{0,1\}//p' "$0"; exit 2; }
+[ $# = 1 ] || { sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2; }
 WORK=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=$(cd "$(dirname "${GPUFILTER:-./gpufilter}")" && pwd)/$(basename "${GPUFILTER:-./gpufilter}")
@@ -81,7 +84,7 @@ best() {
     done
     line "$label" "$n" "$size" "$b" "$bm" "$bp" ""
 }
-for spec in 1:4000x3000 16:4000x3000 100:4000x3000 1000:4000x3000 3000:640x480 20000:640x480; do
+for spec in ${SIZES:+1:4000x3000 16:4000x3000 100:4000x3000 1000:4000x3000 3000:640x480 20000:640x480}; do
     n=${spec%%:*} size=${spec#*:}
     d=$(photos "$([ "$size" = 640x480 ] && echo 20000 || echo 1000)" "$size")
     ls "$d"/*.jpg | head -n "$n" > "$WORK/list"
@@ -112,6 +115,12 @@ mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print("%-36s %6s %-9s %8.3f %9s  peak RSS %.0f MB%s" % (sys.argv[1], 1, "20000^2", s, "", mb, "" if rc == 0 else " (exit %d)" % rc))
 EOF
 }
-rss "gpufilter -blur 5 (default)" "$GF" -q -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg"
-rss "gpufilter -blur 5 -device cpu" "$GF" -q -device cpu -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg"
+L="-limit-pixels 400000000"
+rss "gpufilter -blur 5 (default)" "$GF" -q $L -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg"
+rss "gpufilter -blur 5 -device cuda -codec cpu" "$GF" -q $L -device cuda -codec cpu -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg"
+rss "gpufilter -blur 5 -device cpu" "$GF" -q $L -device cpu -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg"
 rss "opencv-python GaussianBlur" "$PY" -c 'import cv2, sys; cv2.imwrite(sys.argv[2], cv2.GaussianBlur(cv2.imread(sys.argv[1]), (31, 31), 5, borderType=cv2.BORDER_REPLICATE), [cv2.IMWRITE_JPEG_QUALITY, 90])' "$h/photo0000.jpg" "$WORK/huge-cv.jpg"
+"$GF" -v $L -blur 5 "$h/photo0000.jpg" "$WORK/huge-out.jpg" 2>&1 | sed 's/^gpufilter: /  /'
+if [ -n "$NVIC" ]; then
+    "$PY" "$HERE/nvicpeer.py" "$h/photo0000.jpg" 2>&1 | sed 's/^/  (20000^2) /'
+fi
