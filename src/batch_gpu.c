@@ -261,7 +261,7 @@ void lanes_drained(struct lanes *l)
 
 /* Under -device auto, 1 when a batch of `n` images like `first` would keep
  * its workers busy for longer than the GPU takes to start: the CPU time of
- * each (decode, operations on one core, encode: gf_codec_cpu_ns,
+ * each (decode, operations on one core, encode: gf_codec_cpu_ms,
  * gf_chain_cpu_ms), from the first INPUT's header, over the workers.  1 too
  * where the header cannot be read. */
 static int gpu_worth(batch *b, const char *first, size_t n)
@@ -285,9 +285,7 @@ static int gpu_worth(batch *b, const char *first, size_t n)
     if (!known || gf_chain_shape(plan->steps, plan->nsteps, &out, UINT64_MAX, &most))
         return 1;
     const gf_format fout = gf_output_format(set, first, fin);
-    const double each = (gf_codec_cpu_ns(fin, 0) * in.width * in.height * in.channels +
-                         gf_codec_cpu_ns(fout, 1) * out.width * out.height * out.channels) / 1e6 +
-                        gf_chain_cpu_ms(plan->steps, plan->nsteps, in, 1);
+    const double each = gf_codec_cpu_ms(fin, in, fout, out) + gf_chain_cpu_ms(plan->steps, plan->nsteps, in, 1);
     const double ms = each * (double)n / b->nthreads;
     if (ms >= (fin == GF_FMT_JPEG && set->codec != GF_CODEC_CPU ? GPU_JPEG_START_MS : GPU_START_MS))
         return 1;

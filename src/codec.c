@@ -204,13 +204,21 @@ static uint32_t be(const uint8_t *p, int bytes)
     return v;
 }
 
-double gf_codec_cpu_ns(gf_format f, int encode)
+/* gf_codec_cpu_ms's cost of a sample, in ns. */
+static double sample_ns(gf_format f, int encode)
 {
     switch (f) {
+    case GF_FMT_NONE: return 0;
     case GF_FMT_JPEG: return encode ? 1.2 : 1.1;
     case GF_FMT_PNG: return encode ? 10.0 : 6.0;
     default: return 0.3;
     }
+}
+
+double gf_codec_cpu_ms(gf_format fin, gf_shape in, gf_format fout, gf_shape out)
+{
+    return (sample_ns(fin, 0) * in.width * in.height * in.channels +
+            sample_ns(fout, 1) * out.width * out.height * out.channels) / 1e6;
 }
 
 int gf_peek_shape(const uint8_t *b, size_t n, gf_shape *s)

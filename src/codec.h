@@ -156,12 +156,14 @@ gf_format gf_sniff(const uint8_t *buf, size_t n);
 gf_format gf_format_from_name(const char *path);
 const char *gf_format_name(gf_format f);
 
-/* The CPU time per sample (ns, one core) of decoding (`encode` 0) or
- * encoding format `f` at the default settings, measured as the operations'
- * costs are (src/ops.c), on 12 MP photo-like images: libjpeg-turbo about
- * 1.1 ns a sample either way, PNG 6 to decode and 10 to encode (one strip
- * at a time), PNM a copy.  Within a factor of two, for -device auto. */
-double gf_codec_cpu_ns(gf_format f, int encode);
+/* The CPU time (ms, one core) of decoding an image of shape `in` from
+ * format `fin` and encoding one of shape `out` as `fout` (GF_FMT_NONE: no
+ * decode, or no encode) at the default settings, measured as the
+ * operations' costs are (src/ops.c), on 12 MP photo-like images:
+ * libjpeg-turbo 1.1 ns a sample to decode and 1.2 to encode, PNG 6 and 10
+ * (one strip at a time), PNM a copy.  Within a factor of two, for -device
+ * auto and -codec auto. */
+double gf_codec_cpu_ms(gf_format fin, gf_shape in, gf_format fout, gf_shape out);
 /* The shape a PNG or JPEG file's header announces (depth 8 for JPEG), read
  * without decoding; 0, or -1 where the header is not there or not such. */
 int gf_peek_shape(const uint8_t *buf, size_t n, gf_shape *s);

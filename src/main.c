@@ -101,9 +101,7 @@ static gf_status choose_device(struct device *d, const uint8_t *buf, size_t n)
     if (known && d->plan->nsteps && d->output && gf_sniff(buf, n) == GF_FMT_JPEG && set->codec != GF_CODEC_CPU &&
         !gf_chain_shape(d->plan->steps, d->plan->nsteps, &out, UINT64_MAX, &most)) {
         const int jpeg_out = gf_output_format(set, d->output, GF_FMT_JPEG) == GF_FMT_JPEG;
-        const double ms = (gf_codec_cpu_ns(GF_FMT_JPEG, 0) * in.width * in.height * in.channels +
-                           (jpeg_out ? gf_codec_cpu_ns(GF_FMT_JPEG, 1) * out.width * out.height * out.channels : 0)) /
-                          1e6;
+        const double ms = gf_codec_cpu_ms(GF_FMT_JPEG, in, jpeg_out ? GF_FMT_JPEG : GF_FMT_NONE, out);
         d->jpeg = set->codec == GF_CODEC_GPU || ms >= NVJPEG_RATHER_MS;
         if (d->jpeg && set->verbose && set->codec == GF_CODEC_AUTO)
             gf_say("nvJPEG rather than libjpeg-turbo (about %.0f ms of JPEG work on one core)", ms);
