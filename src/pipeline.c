@@ -277,8 +277,8 @@ gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uin
     int engines;
     const double t0 = gf_now_ms();
     gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, buf, n, set->limit_pixels, &shape, &engines);
-    if (st == GF_EFORMAT) {
-        if (set->verbose)
+    if (st == GF_EFORMAT || (st == GF_EDEVMEM && set->device == GF_DEVICE_AUTO)) {
+        if (set->verbose) /* (out of GPU memory: gf_filter meets it again, says so, and runs on the CPU) */
             gf_timing(name, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
         gf_error_clear();
         *cpu = 1;

@@ -70,7 +70,8 @@ void gf_jpeg_meta(const gf_settings *set, const uint8_t *buf, size_t n, const ch
  * chain's input, the plan's steps run there, and the result encoded there
  * where OUTPUT is written as JPEG (*bytes, *len: the file, with what
  * gf_meta_out keeps of *meta) or else downloaded into *img.  *cpu is set,
- * with nothing done, where nvJPEG does not take the file: the CPU decoder
+ * with nothing done, where nvJPEG does not take the file, or under -device
+ * auto where the GPU's memory does not hold the chain: the CPU decoder
  * takes it.  *mp is the image's megapixels.  Under -v, prints the read
  * (read_ms), the decode and the chain. */
 gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uint8_t *buf, size_t n, double read_ms,
