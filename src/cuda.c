@@ -17,7 +17,6 @@
 #include <cuda_runtime_api.h>
 
 #include "gf_kernels.h"
-#include "pipeline.h"
 
 struct gf_cuda {
     int device;

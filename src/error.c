@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static _Thread_local char detail[512];
 
@@ -85,4 +86,16 @@ void gf_say(const char *fmt, ...)
     }
     if (msg != small)
         free(msg);
+}
+
+double gf_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void gf_timing(const char *name, const char *stage, double ms, const char *info)
+{
+    gf_say("%s: %-10s %9.3f ms%s%s", name, stage, ms, info ? "  " : "", info ? info : "");
 }

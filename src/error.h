@@ -39,6 +39,10 @@ void gf_error_clear(void);
  * \xHH, so that every message stays one line. */
 void gf_say(const char *fmt, ...) GF_PRINTF(1, 2);
 const char *gf_strerror(gf_status st);
+/* Milliseconds on a monotonic clock, for -v lines. */
+double gf_now_ms(void);
+/* Prints one -v timing line: "gpufilter: NAME: STAGE 1.234 ms INFO". */
+void gf_timing(const char *name, const char *stage, double ms, const char *info);
 
 #ifdef __cplusplus
 }

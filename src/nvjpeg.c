@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <nvjpeg.h>
 
@@ -110,13 +109,6 @@ static struct {
     struct engines engines[MAX_DEVICES];
 } devices = {.lock = PTHREAD_MUTEX_INITIALIZER}; /* a device's engines are set up with its handle */
 
-static double ms_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* The device's handle, made at first use; ms[0] and ms[1] (where ms is
  * given) the milliseconds its creation and the engines' state's took, 0
  * where they were made before. */
@@ -139,7 +131,7 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware, double *
             {NVJPEG_BACKEND_DEFAULT, HANDLE_FLAGS},
             {NVJPEG_BACKEND_DEFAULT, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION},
         };
-        double t = ms_now();
+        double t = gf_now_ms();
         for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
             devices.handle[dev] = NULL;
             s = nvjpegCreateEx(tries[i].backend, NULL, NULL, tries[i].flags, &devices.handle[dev]);
@@ -153,14 +145,14 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware, double *
             pthread_cond_init(&e->done, NULL);
             e->waiting = NULL, e->busy = 0, e->state = NULL, e->stream = NULL;
             if (ms) {
-                ms[0] = ms_now() - t;
-                t = ms_now();
+                ms[0] = gf_now_ms() - t;
+                t = gf_now_ms();
             }
             /* made now, with the handle, since it takes as long (a failure is met again at first use) */
             if (devices.hardware[dev] && nvjpegJpegStateCreate(devices.handle[dev], &e->state) != NVJPEG_STATUS_SUCCESS)
                 e->state = NULL;
             if (ms)
-                ms[1] = ms_now() - t;
+                ms[1] = gf_now_ms() - t;
         }
     }
     if (s == NVJPEG_STATUS_SUCCESS) {
@@ -326,7 +318,7 @@ static nvjpegStatus_t gpu_decoder(gf_nvjpeg *j)
 /* A single image's handle: the default backend, with the library's flags. */
 static gf_status own_handle(gf_nvjpeg *j, double *ms)
 {
-    const double t = ms_now();
+    const double t = gf_now_ms();
     nvjpegStatus_t s = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, HANDLE_FLAGS, &j->h);
     if (s != NVJPEG_STATUS_SUCCESS) {
         j->h = NULL;
@@ -337,10 +329,10 @@ static gf_status own_handle(gf_nvjpeg *j, double *ms)
         return fail(GF_ENODEV, s, "nvjpegCreateEx");
     }
     j->own = 1;
-    const double t1 = ms_now();
+    const double t1 = gf_now_ms();
     s = gpu_decoder(j);
     if (ms)
-        ms[0] = t1 - t, ms[1] = ms_now() - t1;
+        ms[0] = t1 - t, ms[1] = gf_now_ms() - t1;
     return s == NVJPEG_STATUS_SUCCESS ? GF_OK : fail(GF_ENODEV, s, "creating the GPU-assisted decoder");
 }
 

@@ -10,15 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-double gf_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void gf_exit_fast(int rc)
 {
@@ -28,11 +20,6 @@ void gf_exit_fast(int rc)
     }
     fflush(stderr);
     _exit(rc);
-}
-
-void gf_timing(const char *name, const char *stage, double ms, const char *info)
-{
-    gf_say("%s: %-10s %9.3f ms%s%s", name, stage, ms, info ? "  " : "", info ? info : "");
 }
 
 gf_status gf_pipeline_cpu(const gf_step *steps, int nsteps, gf_image *img, uint64_t limit, int verbose,

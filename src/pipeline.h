@@ -6,16 +6,12 @@
 #include "cuda.h"
 #include "gf_nvjpeg.h"
 
-double gf_now_ms(void);
-
 /* Ends the process with exit status `rc` (1 where standard output cannot be
  * flushed) once the outputs are written, without closing the GPU: the
  * driver releases a process's contexts, memory and JPEG engines when it
  * ends, at once, and a GPU still starting on another thread is not waited
  * for. */
 _Noreturn void gf_exit_fast(int rc);
-/* Prints one -v timing line: "gpufilter: NAME: STAGE 1.234 ms INFO". */
-void gf_timing(const char *name, const char *stage, double ms, const char *info);
 
 /* Runs the steps on the CPU, each from one image into the next, an op's
  * fast path (on up to `threads` threads) where it has one. */
