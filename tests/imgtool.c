@@ -4,6 +4,8 @@
  *       PATTERN: noise, smooth, edge, const, ramp
  *   imgtool cmp A B TOL     exit 0 if same shape and every sample within TOL
  *   imgtool info FILE       prints "W H C DEPTH"
+ *   imgtool hash FILE       prints "W H C DEPTH HASH": the samples' FNV-1a (64-bit, row
+ *                           order, 16-bit samples as two bytes high first), in hex
  *   imgtool get FILE X Y CH prints one sample
  *   imgtool channel FILE CH OUT.pam   channel CH alone, as a gray image
  *   imgtool stats FILE CH   prints channel CH's "MIN MAX MEAN" (mean rounded)
@@ -217,6 +219,23 @@ int main(int argc, char **argv)
         if (load(argv[2], &a))
             return 2;
         printf("%d %d %d %d\n", a.width, a.height, a.channels, a.depth);
+        gf_image_free(&a);
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "hash")) {
+        gf_image a;
+        if (load(argv[2], &a))
+            return 2;
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (int y = 0; y < a.height; y++)
+            for (int x = 0; x < a.width; x++)
+                for (int c = 0; c < a.channels; c++) {
+                    const unsigned v = gf_image_get(&a, x, y, c);
+                    if (a.depth == 16)
+                        h = (h ^ (v >> 8)) * 0x100000001b3ull;
+                    h = (h ^ (v & 255)) * 0x100000001b3ull;
+                }
+        printf("%d %d %d %d %016llx\n", a.width, a.height, a.channels, a.depth, (unsigned long long)h);
         gf_image_free(&a);
         return 0;
     }
