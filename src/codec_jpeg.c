@@ -291,6 +291,44 @@ static int decode(struct jdec *d, const uint8_t *buf, size_t n)
     return 0;
 }
 
+int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t marker, const uint8_t *seg, size_t len),
+                 void *ctx)
+{
+    if (n < 4 || b[0] != 0xFF || b[1] != 0xD8)
+        return 0;
+    for (size_t i = 2;;) {
+        if (i + 2 > n || b[i] != 0xFF)
+            return 0;
+        while (i + 1 < n && b[i + 1] == 0xFF) /* fill bytes */
+            i++;
+        if (i + 2 > n)
+            return 0;
+        const uint8_t m = b[i + 1];
+        i += 2;
+        if (m == 0xD9)
+            return 1;
+        if (m == 0x00 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || i + 2 > n)
+            return 0;
+        const size_t len = (size_t)b[i] << 8 | b[i + 1];
+        if (len < 2 || len > n - i || visit(ctx, m, b + i + 2, len - 2))
+            return 0;
+        i += len;
+        if (m != 0xDA)
+            continue;
+        for (;;) { /* entropy-coded data: up to a marker other than a stuffed zero or a restart */
+            const uint8_t *ff = i < n ? memchr(b + i, 0xFF, n - i) : NULL;
+            if (!ff || (size_t)(ff - b) + 1 >= n)
+                return 0;
+            i = (size_t)(ff - b);
+            const uint8_t next = b[i + 1];
+            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7) || next == 0xFF)
+                i += next == 0xFF ? 1 : 2;
+            else
+                break;
+        }
+    }
+}
+
 /* gf_jpeg_walk's visitor: the frame's component ids, those some scan codes,
  * and whether the frame is arithmetic-coded. */
 struct coverage {
