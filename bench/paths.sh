@@ -7,41 +7,41 @@
 # OUTDIR/paths.csv (format, op, fast_ms, general_ms, general/fast, both
 # paths) and prints it as a table.  The general build is made from `make
 # distdir` in OUTDIR/general, configured as this one was.
-#   bench/paths.sh --check KERNELS_DIR
+#   bench/paths.sh --check OPS_DIR
 # only checks that every chooser below still reads as this script expects
-# (on a copy; make check runs it).
+# (on a copy of OPS_DIR, the source's src/ops; make check runs it).
 set -eu
-usage="usage: bench/paths.sh OUTDIR [GFBENCH OPTIONS] | --check KERNELS_DIR"
+usage="usage: bench/paths.sh OUTDIR [GFBENCH OPTIONS] | --check OPS_DIR"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 
-# force FILE SED-SCRIPT: edit $kernels/FILE's chooser; fail if nothing changed
+# force FILE SED-SCRIPT: edit $ops/FILE's chooser; fail if nothing changed
 force() {
-    f=$kernels/$1
+    f=$ops/$1
     cp "$f" "$f.orig"
     sed -i "$2" "$f"
     if cmp -s "$f" "$f.orig"; then
-        echo "bench/paths.sh: kernels/$1: the chooser is not the one this script knows" >&2
+        echo "bench/paths.sh: src/ops/$1: the chooser is not the one this script knows" >&2
         exit 1
     fi
     rm "$f.orig"
 }
 general() {
-    force blur.cu '/^int choose_path(const gf_image \*in, int R, uint32_t centre)$/{n;s/^{$/{\n    return GENERAL;/}'
-    force box.cu 's/^    if (!gf_word_rows(in) || R > ONE_R)$/    if (true)/'
-    force equalize.cu 's/return in->depth == 8 ? APPLY8 : APPLY;/return APPLY;/'
-    force histogram.cu 's/if (in->depth == 8 \&\& gf_dispatch/if (false \&\& gf_dispatch/'
-    force laplacian.cu 's/return gf_word_rows(in) ? WORDS : TILED;/return TILED;/'
-    force median.cu 's/return s->rank.radius == 1 ? ROWS3 : SELECTION;/return SELECTION;/'
-    force orient.cu '/^int choose_path(const gf_image \*in, enum gf_orient o)$/{n;s/^{$/{\n    return (o \& GF_OR_SWAP) ? SWAP : DIRECT;/}'
-    force rank.cu 's/return s->rank.radius <= TILE_R ? TILED : VHGW;/return VHGW;/'
-    force resize.cu 's/p->path = p->rows ? TILE : PASSES;/p->path = PASSES;/'
+    force blur/blur.cu '/^int choose_path(const gf_image \*in, int R, uint32_t centre)$/{n;s/^{$/{\n    return GENERAL;/}'
+    force box/box.cu 's/^    if (!gf_word_rows(in) || R > ONE_R)$/    if (true)/'
+    force histogram/equalize.cu 's/return in->depth == 8 ? APPLY8 : APPLY;/return APPLY;/'
+    force histogram/histogram.cu 's/if (in->depth == 8 \&\& gf_dispatch/if (false \&\& gf_dispatch/'
+    force laplacian/laplacian.cu 's/return gf_word_rows(in) ? WORDS : TILED;/return TILED;/'
+    force median/median.cu 's/return s->rank.radius == 1 ? ROWS3 : SELECTION;/return SELECTION;/'
+    force orient/orient.cu '/^int choose_path(const gf_image \*in, enum gf_orient o)$/{n;s/^{$/{\n    return (o \& GF_OR_SWAP) ? SWAP : DIRECT;/}'
+    force rank/rank.cu 's/return s->rank.radius <= TILE_R ? TILED : VHGW;/return VHGW;/'
+    force resize/resize.cu 's/p->path = p->rows ? TILE : PASSES;/p->path = PASSES;/'
 }
 
 if [ "$1" = --check ]; then
     [ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
-    kernels=$(mktemp -d)
-    trap 'rm -rf "$kernels"' EXIT
-    cp "$2"/*.cu "$kernels"
+    ops=$(mktemp -d)
+    trap 'rm -rf "$ops"' EXIT
+    cp -R "$2"/. "$ops"
     general
     exit 0
 fi
@@ -58,7 +58,7 @@ mkdir -p "$gen/build"
 make -s bench
 make -s distdir distdir="$gen/src" > /dev/null
 
-kernels=$gen/src/kernels
+ops=$gen/src/src/ops
 general
 
 config=$(./config.status --config)

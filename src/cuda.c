@@ -3,7 +3,7 @@
  * ping-pong image buffers sized once per image, the ops' scratch, under an
  * optional cap); page-locked host memory for batch lanes; and the chain: one
  * upload, every op's kernels on one stream (each op through its table entry,
- * kernels/<op>.cu), one download.  Every CUDA call is checked. */
+ * src/ops/<op>/<op>.cu), one download.  Every CUDA call is checked. */
 #include "config.h"
 #include "cuda.h"
 
@@ -260,7 +260,7 @@ void gf_cuda_versions(char *buf, size_t size)
         snprintf(buf, size, "CUDA runtime %d.%d, no CUDA driver", rt / 1000, rt % 1000 / 10);
 }
 
-/* ---- the interface of kernels/ (gf_kernels.h) ------------------------- */
+/* ---- the interface of the kernels (gf_kernels.h) ---------------------- */
 
 cudaStream_t gf_cuda_stream(gf_cuda *cu)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* THE op table: one entry per operation.  Adding an op means its entry here
- * (and its argument struct in ops.h), src/cpu/<op>.c, kernels/<op>.cu,
+ * (and its argument struct in ops.h), src/ops/<op>/: <op>_ref.c, <op>.cu,
  * tests/<op>.test and its section of the man page; see CONTRIBUTING.md. */
 #include "config.h"
 
@@ -34,7 +34,7 @@ IMPLEMENTATIONS(convolve)
 IMPLEMENTATIONS(median)
 gf_fast_fn gf_fast_blur, gf_fast_box, gf_fast_laplacian, gf_fast_orient, gf_fast_rotate, gf_fast_histogram,
     gf_fast_equalize, gf_fast_unsharp, gf_fast_resize, gf_fast_convolve, gf_fast_median, gf_fast_rank,
-    gf_fast_grayscale; /* src/fast/ */
+    gf_fast_grayscale; /* src/ops/<op>/<op>_fast.c */
 #ifdef HAVE_CUDA
 #define CUDA(op) &gf_cuda_##op
 #else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* THE op table (ops.c): every operation's name, typed arguments, help line,
  * output shape, test and benchmark arguments, and its two implementations,
- * gf_cpu_<op> (src/cpu/<op>.c) and gf_cuda_<op> (kernels/<op>.cu).  The
+ * gf_cpu_<op> (src/ops/<op>/<op>_ref.c) and gf_cuda_<op> (src/ops/<op>/<op>.cu).  The
  * command line, --help, the man-page test, the CUDA pipeline, gpucheck and
  * the benchmark all read this table. */
 #ifndef GF_OPS_H
@@ -96,12 +96,12 @@ typedef gf_status gf_parse_fn(gf_step *s, const char *arg);
 typedef gf_status gf_shape_fn(const gf_step *s, const gf_shape *in, gf_shape *out);
 /* The CPU reference: `out` is allocated in the output shape (NULL for pass-through ops). */
 typedef gf_status gf_cpu_fn(const gf_step *s, const gf_image *in, gf_image *out);
-/* A fast CPU path (src/fast/): the reference's result bit for bit, on up to
+/* A fast CPU path (src/ops/<op>/<op>_fast.c): the reference's result bit for bit, on up to
  * `threads` threads. */
 typedef gf_status gf_fast_fn(const gf_step *s, const gf_image *in, gf_image *out, int threads);
 
 struct gf_cuda;
-/* The GPU side of an op (kernels/<op>.cu); images hold device pointers.
+/* The GPU side of an op (src/ops/<op>/<op>.cu); images hold device pointers.
  * `enqueue` puts the op's kernels on the back end's stream without waiting;
  * `finish` (pass-through ops) then does the host's part once they are done.
  * `path` names, from `paths`, the kernels enqueue would take for this step

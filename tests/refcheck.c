@@ -4,7 +4,7 @@
  * 3x3 stencils, explicit index formulas, float64 bilinear rotation.  Each
  * op's test fragments from the op table, on random images of odd sizes, 1x1,
  * strips, every border, 8 and 16 bit, 1 to 4 channels.  `fast`: every op's
- * fast CPU path (src/fast/) against its reference, bit for bit (a
+ * fast CPU path (src/ops/<op>/<op>_fast.c) against its reference, bit for bit (a
  * pass-through op: the files it writes, byte for byte), on the same grid and
  * larger images, on 1, 3 and 5 threads.
  *   refcheck OP    (blur, box, laplacian, orient, rotate, histogram, equalize, taps)
