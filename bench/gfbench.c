@@ -2,7 +2,7 @@
 /* gpufilter's kernel benchmark: for W x H images of random data (RGBA8, RGB8,
  * gray8, RGBA16, or the formats -f names), the median time (CUDA events, 3
  * warm-ups, 25 runs) of every op's benchmark fragments from the op table
- * (gf_ops[].bench), enqueued as the pipeline does, with the kernel path each
+ * (gf_ops[]->bench), enqueued as the pipeline does, with the kernel path each
  * takes; beside them the memory ceiling, a 1-D device-to-device
  * cudaMemcpyAsync of the same bytes, two floors timed the same way (a pass
  * that only reads the image, the fastest of a few launch shapes, and an empty
@@ -274,7 +274,7 @@ static void bench_format(const char *fmt, int w, int h)
                 copy_ms, copy_gbs, fmt, read_ms, read_gbs, read_gbs / copy_gbs, fmt, empty_ms);
 
     for (int o = 0; o < gf_nops; o++)
-        for (const char *const *f = gf_ops[o].bench; gf_ops[o].cuda && *f; f++) {
+        for (const char *const *f = gf_ops[o]->bench; gf_ops[o]->cuda && *f; f++) {
             if (only && strncmp(*f, only, strlen(only)))
                 continue;
             gf_plan plan;

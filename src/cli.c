@@ -422,7 +422,7 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     if (!lo)
         return gf_error(GF_ENOMEM, "out of memory");
     for (int i = 0; i < gf_nops; i++)
-        lo[i] = (struct option){gf_ops[i].name, has_arg(gf_ops[i].arg), NULL, 256 + i};
+        lo[i] = (struct option){gf_ops[i]->name, has_arg(gf_ops[i]->arg), NULL, 256 + i};
     for (int i = 0; i < gf_nsettings; i++)
         lo[gf_nops + i] =
             (struct option){gf_settings_table[i].name, has_arg(gf_settings_table[i].arg), NULL, 256 + gf_nops + i};
@@ -443,7 +443,7 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
                    (typed[strlen(lo[c - 256].name)] && typed[strlen(lo[c - 256].name)] != '=')) {
             st = bad_option(token, lo, nlong); /* an abbreviation: options are whole names */
         } else if (c - 256 < gf_nops) {
-            st = add_step(p, &gf_ops[c - 256], optarg);
+            st = add_step(p, gf_ops[c - 256], optarg);
         } else {
             const gf_setting *s = &gf_settings_table[c - 256 - gf_nops];
             if (s->apply)
@@ -534,7 +534,7 @@ void gf_cli_help(FILE *f)
           "Operations:\n",
           f);
     for (int i = 0; i < gf_nops; i++)
-        help_line(f, gf_ops[i].name, gf_ops[i].arg, gf_ops[i].metavar, gf_ops[i].help);
+        help_line(f, gf_ops[i]->name, gf_ops[i]->arg, gf_ops[i]->metavar, gf_ops[i]->help);
     fputs("\nSettings:\n", f);
     for (int i = 0; i < gf_nsettings; i++)
         if (strcmp(gf_settings_table[i].name, "h"))

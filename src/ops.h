@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* THE op table (ops.c): every operation's name, typed arguments, help line,
- * output shape, test and benchmark arguments, and its two implementations,
- * gf_cpu_<op> (src/ops/<op>/<op>_ref.c) and gf_cuda_<op> (src/ops/<op>/<op>.cu).  The
- * command line, --help, the man-page test, the CUDA pipeline, gpucheck and
- * the benchmark all read this table. */
+/* THE op table (ops.c, gathered from src/ops/list.h): every operation's
+ * descriptor (src/ops/<op>/<op>_op.c: name, typed arguments, help line,
+ * output shape, test and benchmark arguments) and its implementations,
+ * gf_cpu_<op> (<op>_ref.c) and gf_cuda_<op> (<op>.cu).  The command line,
+ * --help, the man-page test, the CUDA pipeline, gpucheck and the benchmark
+ * all read this table. */
 #ifndef GF_OPS_H
 #define GF_OPS_H
 
@@ -139,7 +140,7 @@ typedef struct gf_op {
     int in_place;
 } gf_op;
 
-extern const gf_op gf_ops[];
+extern const gf_op *const gf_ops[]; /* src/ops/list.h */
 extern const int gf_nops;
 const gf_op *gf_op_find(const char *name);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The CUDA path against the CPU path, bit for bit, driven by the op table:
- * every op's test fragments (gf_ops[].tests) over a grid of images (sizes
+ * every op's test fragments (gf_ops[]->tests) over a grid of images (sizes
  * whose rows are and are not whole 16-byte words, partial tiles, strips,
  * several strips and bands; 8 and 16 bit; 1 to 4 channels; the four borders
  * in turn; random, smooth and all-maximum samples), chains of three
@@ -243,7 +243,7 @@ static int run(int quick)
     const int nsizes = quick ? (int)(sizeof brief / sizeof brief[0]) : (int)(sizeof full / sizeof full[0]);
     long k = 0;
     for (int o = 0; o < gf_nops; o++) {
-        const gf_op *op = &gf_ops[o];
+        const gf_op *op = gf_ops[o];
         for (const char *const *t = op->tests; wanted(op) && *t; t++)
             for (int si = 0; si < nsizes; si++)
                 for (int d = 8; d <= 16; d += 8)
@@ -263,11 +263,11 @@ static int run(int quick)
     for (int o = 0; o < gf_nops; o++)
         for (int si = 0; si < (quick ? 1 : 3); si++)
             for (int c = 1; c <= 4; c++, k++) {
-                if (!wanted(&gf_ops[o]) || !mine())
+                if (!wanted(gf_ops[o]) || !mine())
                     continue;
                 char chain[400];
-                snprintf(chain, sizeof chain, "%s %s %s", gf_ops[o].tests[0], gf_ops[(o + 1) % gf_nops].tests[0],
-                         gf_ops[(o + 2) % gf_nops].tests[0]);
+                snprintf(chain, sizeof chain, "%s %s %s", gf_ops[o]->tests[0], gf_ops[(o + 1) % gf_nops]->tests[0],
+                         gf_ops[(o + 2) % gf_nops]->tests[0]);
                 gf_image img;
                 make(&img, chain_sizes[si][0], chain_sizes[si][1], c, c % 2 ? 8 : 16, (enum fill)(k % 2));
                 check(chain, &img, (int)(k % 4));
@@ -276,11 +276,11 @@ static int run(int quick)
     /* each op as typically used, on photo-sized images */
     for (int o = 0; !quick && o < gf_nops; o++)
         for (int i = 0; i < 2; i++) {
-            if (!wanted(&gf_ops[o]) || !mine())
+            if (!wanted(gf_ops[o]) || !mine())
                 continue;
             gf_image img;
             make(&img, 2000, 1500, i ? 4 : 3, i ? 16 : 8, PHOTO);
-            check(gf_ops[o].tests[0], &img, GF_BORDER_CLAMP);
+            check(gf_ops[o]->tests[0], &img, GF_BORDER_CLAMP);
             gf_image_free(&img);
         }
 
@@ -372,9 +372,10 @@ int main(int argc, char **argv)
     }
 report:
     for (int i = 0; i < 32 && taken[i].op; i++) {
-        const gf_op *op = gf_ops;
-        while (op->cuda != taken[i].op)
-            op++;
+        const gf_op *const *o = gf_ops;
+        while ((*o)->cuda != taken[i].op)
+            o++;
+        const gf_op *op = *o;
         if (!wanted(op)) /* reached only through a chain */
             continue;
         printf("gpucheck: -%s's kernels (cases):", op->name);

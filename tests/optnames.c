@@ -34,9 +34,9 @@ int main(int argc, char **argv)
     const int args = argc > 1 && !strcmp(argv[1], "--args");
     for (int i = 0; i < gf_nops; i++) {
         char arg[256] = "";
-        if (args && gf_ops[i].tests && gf_ops[i].tests[0])
-            fragment_arg(gf_ops[i].tests[0], gf_ops[i].name, arg, sizeof arg);
-        printf(args ? "%s\t%s\n" : "%s\n", gf_ops[i].name, arg);
+        if (args && gf_ops[i]->tests && gf_ops[i]->tests[0])
+            fragment_arg(gf_ops[i]->tests[0], gf_ops[i]->name, arg, sizeof arg);
+        printf(args ? "%s\t%s\n" : "%s\n", gf_ops[i]->name, arg);
     }
     if (args)
         return 0;

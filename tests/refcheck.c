@@ -455,7 +455,7 @@ static void check_fast(const char *only)
 {
     static const int more[][2] = {{300, 211}, {1, 500}, {513, 2}};
     for (int k = 0; k < gf_nops; k++) {
-        const gf_op *op = &gf_ops[k];
+        const gf_op *op = gf_ops[k];
         if (!op->fast || (only && strcmp(op->name, only)))
             continue;
         int na;

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Every operation, one line each, in --help's order: GF_OP(name) names the
+ * descriptor gf_op_<name> in its folder, src/ops/<op>/.  Included by ops.c
+ * with GF_OP defined. */
+GF_OP(blur)
+GF_OP(box)
+GF_OP(laplacian)
+GF_OP(transpose)
+GF_OP(transverse)
+GF_OP(flip)
+GF_OP(flop)
+GF_OP(rotate)
+GF_OP(histogram)
+GF_OP(stats)
+GF_OP(equalize)
+GF_OP(unsharp)
+GF_OP(convolve)
+GF_OP(edge)
+GF_OP(erode)
+GF_OP(dilate)
+GF_OP(thumbnail)
+GF_OP(median)
+GF_OP(crop)
+GF_OP(grayscale)
+GF_OP(resize)
