@@ -489,8 +489,8 @@ gf_status gf_nvjpeg_encode(gf_nvjpeg *j, const gf_image *dev, int quality, uint8
     const nvjpegChromaSubsampling_t css = dev->channels == 1 ? NVJPEG_CSS_GRAY : NVJPEG_CSS_420;
     /* nvJPEG 13.0's optimized-Huffman encode faults (an illegal address,
      * which ends the context) at 20000x20000 on an H200; it passes at
-     * 16384x16384, the default -limit-pixels.  Larger images get the
-     * standard tables, as libjpeg-turbo writes by default. */
+     * 16384x16384, the default -limit-pixels (bench/nvjpegenc).  Larger
+     * images get the standard tables, as libjpeg-turbo writes by default. */
     const int optimize = (uint64_t)dev->width * (uint64_t)dev->height <= OPTIMIZED_MAX;
     NVJ(GF_ECUDA, nvjpegEncoderParamsSetOptimizedHuffman(j->params, optimize, j->stream));
     NVJ(GF_ECUDA, nvjpegEncoderParamsSetQuality(j->params, quality, j->stream));
