@@ -281,8 +281,10 @@ static int gpu_worth(batch *b, const char *first, size_t n)
     const int known = got && !gf_peek_shape(head, got, &in);
     const gf_format fin = known ? gf_sniff(head, got) : GF_FMT_NONE;
     free(head);
+    if (!known)
+        return 1;
     out = in;
-    if (!known || gf_chain_shape(plan->steps, plan->nsteps, &out, UINT64_MAX, &most))
+    if (gf_chain_shape(plan->steps, plan->nsteps, &out, UINT64_MAX, &most))
         return 1;
     const gf_format fout = gf_output_format(set, first, fin);
     const double each = gf_codec_cpu_ms(fin, in, fout, out) + gf_chain_cpu_ms(plan->steps, plan->nsteps, in, 1);

@@ -94,7 +94,7 @@ static gf_status choose_device(struct device *d, const uint8_t *buf, size_t n)
     gf_status st = gf_memory_check(set, gf_memory_need(d->plan, buf, n));
     if (st || set->device == GF_DEVICE_CPU || (d->plan->nsteps == 0 && set->device != GF_DEVICE_CUDA))
         return st; /* -device cuda is a demand: without a working GPU it fails, operations or not */
-    gf_shape in, out;
+    gf_shape in = {0}, out;
     size_t most;
     const int known = !gf_peek_shape(buf, n, &in);
     out = in;
