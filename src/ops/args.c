@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The argument parsers and costs several ops share (declared in op.h). */
+/* The argument parsers and costs several ops share; their contracts are in op.h. */
 #include "config.h"
 
 #include <ctype.h>
@@ -9,7 +9,6 @@
 
 #include "op.h"
 
-/* Parses a finite number taking the whole string. */
 int gf_arg_number(const char *s, double *v)
 {
     char *end;
@@ -19,9 +18,6 @@ int gf_arg_number(const char *s, double *v)
     return (*end || !isfinite(*v)) ? -1 : 0;
 }
 
-/* A decimal number without a sign or exponent at *p (digits and a point:
- * not strtod's hexadecimal, which would read 0x5 as five), *p moved past
- * it; 0 if there is none. */
 int gf_arg_unsigned(const char **p, double *v)
 {
     char text[64], *end;
@@ -35,7 +31,6 @@ int gf_arg_unsigned(const char **p, double *v)
     return *end == '\0' && isfinite(*v);
 }
 
-/* An integer radius 1 to most for -op. */
 gf_status gf_arg_radius(const char *op, const char *arg, int most, int *r)
 {
     double v;
@@ -45,9 +40,6 @@ gf_status gf_arg_radius(const char *op, const char *arg, int most, int *r)
     return GF_OK;
 }
 
-/* An ImageMagick geometry, [W][xH][%!^<>...][{+-}X{+-}Y]: sides as
- * numbers (0 where absent), the flags, and the offset (0 where absent).
- * Returns -1 on anything else. */
 int gf_arg_geometry(const char *a, double *w, double *h, int *flags, long *x, long *y)
 {
     *w = *h = 0;

@@ -135,7 +135,6 @@ static double ns_convolve(const gf_step *s) /* the reference: a multiply-add a t
 }
 
 const gf_op gf_op_convolve = {
-
     .name = "convolve",
     .arg = GF_ARG_REQUIRED,
     .metavar = "KERNEL",

@@ -39,7 +39,6 @@ static gf_status shape_crop(const gf_step *s, const gf_shape *in, gf_shape *out)
 }
 
 const gf_op gf_op_crop = {
-
     .name = "crop",
     .arg = GF_ARG_REQUIRED,
     .metavar = "WxH+X+Y",

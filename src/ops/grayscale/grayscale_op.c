@@ -33,7 +33,6 @@ static gf_status shape_grayscale(const gf_step *s, const gf_shape *in, gf_shape 
 }
 
 const gf_op gf_op_grayscale = {
-
     .name = "grayscale",
     .arg = GF_ARG_OPTIONAL,
     .metavar = "[=rec601|rec709|average]",

@@ -17,7 +17,6 @@ gf_fast_fn gf_fast_histogram;
 GF_CUDA_OP(histogram);
 
 const gf_op gf_op_histogram = {
-
     .name = "histogram",
     .arg = GF_ARG_REQUIRED,
     .metavar = "FILE",

@@ -72,7 +72,6 @@ static double ns_resize(const gf_step *s)
 }
 
 const gf_op gf_op_thumbnail = {
-
     .name = "thumbnail",
     .arg = GF_ARG_REQUIRED,
     .metavar = "GEOMETRY",
@@ -88,7 +87,6 @@ const gf_op gf_op_thumbnail = {
     .keeps = GF_KEEP_ICC,
 };
 const gf_op gf_op_resize = {
-
     .name = "resize",
     .arg = GF_ARG_REQUIRED,
     .metavar = "GEOMETRY",

@@ -13,7 +13,6 @@ gf_cpu_fn gf_cpu_stats;
 GF_CUDA_OP(stats);
 
 const gf_op gf_op_stats = {
-
     .name = "stats",
     .arg = GF_ARG_REQUIRED,
     .metavar = "FILE",

@@ -58,7 +58,6 @@ static double ns_unsharp(const gf_step *s)
 }
 
 const gf_op gf_op_unsharp = {
-
     .name = "unsharp",
     .arg = GF_ARG_REQUIRED,
     .metavar = "RxSIGMA+AMOUNT+THRESHOLD",
