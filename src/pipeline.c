@@ -264,16 +264,23 @@ gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uin
     int engines;
     const double t0 = gf_now_ms();
     gf_status st = gf_nvjpeg_decode(nj, cu, plan->steps, plan->nsteps, buf, n, set->limit_pixels, &shape, &engines);
-    if (st == GF_EFORMAT || (st == GF_EDEVMEM && set->device == GF_DEVICE_AUTO)) {
-        if (set->verbose) /* (out of GPU memory: gf_filter meets it again, says so, and runs on the CPU) */
+    const double t1 = gf_now_ms();
+    gf_image dev;
+    const int decoded = !st;
+    if (decoded)
+        st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev);
+    /* a stream nvJPEG refuses, or (under -device auto) a chain whose buffers
+     * the GPU cannot hold, decoded or not: the file goes to libjpeg-turbo,
+     * and out of GPU memory gf_filter meets the shortage again, says so and
+     * runs the chain on the CPU */
+    if ((st == GF_EFORMAT && !decoded) || (st == GF_EDEVMEM && set->device == GF_DEVICE_AUTO)) {
+        if (set->verbose)
             gf_timing(name, "nvjpeg", gf_now_ms() - t0, gf_error_detail(st));
         gf_error_clear();
         *cpu = 1;
         return GF_OK;
     }
-    const double t1 = gf_now_ms();
-    gf_image dev;
-    if (st || (st = gf_cuda_chain(cu, plan->steps, plan->nsteps, shape, &dev)))
+    if (st)
         return st;
     const int jpeg_out = gf_output_format(set, output, GF_FMT_JPEG) == GF_FMT_JPEG && set->depth != 16 &&
                          dev.depth == 8 && (dev.channels == 1 || dev.channels == 3);
