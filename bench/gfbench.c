@@ -163,7 +163,7 @@ static void npp_run(const gf_step *s)
                                          (NppiPoint){r, r}, npp_scratch((size_t)bytes + 1), npp);
     } else if (!strcmp(n, "resize")) { /* box shrinking: super-sampling; enlarging: cubic; else Lanczos */
         const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, out.width, out.height};
-        const int mode = s->filter == GF_FILTER_BOX           ? NPPI_INTER_SUPER
+        const int mode = s->resize.filter == GF_FILTER_BOX           ? NPPI_INTER_SUPER
                          : out.width > in.width ? NPPI_INTER_CUBIC
                                                               : NPPI_INTER_LANCZOS;
         st = nppiResize_8u_C4R_Ctx(in.data, step, size, src, out.data, ostep, (NppiSize){out.width, out.height}, dst,

@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -188,38 +187,6 @@ static gf_status set_depth(gf_settings *s, const char *a)
     return GF_OK;
 }
 
-static gf_status set_bins(gf_settings *s, const char *a)
-{
-    long long v;
-    if (integer(a, 1, 65536, &v) || (v & (v - 1)))
-        return gf_error(GF_EINVAL, "invalid -bins '%s' (want a power of two up to 65536)", a);
-    s->bins = (int)v;
-    return GF_OK;
-}
-
-static gf_status set_filter(gf_settings *s, const char *a)
-{
-    static const char *const names[] = {"point", "box", "linear", "catrom", "mitchell", "lanczos"};
-    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
-        if (!strcasecmp(a, names[i])) {
-            s->filter = GF_FILTER_POINT + i;
-            return GF_OK;
-        }
-    return gf_error(GF_EINVAL, "invalid -filter '%s' (want point, box, linear, catrom, mitchell or lanczos)", a);
-}
-
-static gf_status set_bias(gf_settings *s, const char *a)
-{
-    char *end;
-    const double v = strtod(a, &end);
-    const int pct = *end == '%';
-    if (end == a || (*end && !(pct && !end[1])) || !isfinite(v) || fabs(v) > (pct ? 100 : 255))
-        return gf_error(GF_EINVAL, "invalid -bias '%s' (want N from -255 to 255 in 8-bit units, or N%% of the maximum)",
-                        a);
-    s->bias = pct ? v / 100 : v / 255;
-    return GF_OK;
-}
-
 static gf_status set_verbose(gf_settings *s, const char *a)
 {
     (void)a;
@@ -292,12 +259,6 @@ const gf_setting gf_settings_table[] = {
     {"strip", GF_ARG_NONE, NULL, "write no metadata (-keep none)", set_strip},
     {"lenient", GF_ARG_NONE, NULL, "keep what the decoder recovers from damaged data, with a warning", set_lenient},
     {"depth", GF_ARG_REQUIRED, "8|16", "output sample depth (as decoded)", set_depth},
-    {"filter", GF_ARG_REQUIRED, "NAME",
-     "-resize's filter: point, box, linear, catrom, mitchell, lanczos (lanczos shrinking, mitchell enlarging)",
-     set_filter},
-    {"bias", GF_ARG_REQUIRED, "N|N%", "added to each -convolve result: 8-bit units, or a percentage of the maximum (0)",
-     set_bias},
-    {"bins", GF_ARG_REQUIRED, "N", "histogram bins for 16-bit images, a power of two up to 65536 (256)", set_bins},
     {"o", GF_ARG_REQUIRED, "DIR", "batch mode: write each INPUT to DIR under its own name", set_outdir},
     {"0", GF_ARG_NONE, NULL, "@LIST and @- hold NUL-terminated names (find -print0), not lines", set_nul_lists},
     {"mirror", GF_ARG_NONE, NULL, "batch mode: write each INPUT under DIR at its relative path, making folders",
@@ -322,7 +283,27 @@ static int has_arg(enum gf_argkind k)
     return k == GF_ARG_REQUIRED ? required_argument : k == GF_ARG_OPTIONAL ? optional_argument : no_argument;
 }
 
-static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
+/* The op-owned settings (gf_op_settings) and what the command line last gave each. */
+struct op_settings {
+    const gf_op_setting *list[GF_OP_SETTINGS_MAX];
+    const char *given[GF_OP_SETTINGS_MAX]; /* NULL: not given */
+    int n;
+};
+
+/* Gives step `s` the op-owned settings of its op that were given. */
+static gf_status apply_op_settings(gf_step *s, const struct op_settings *os)
+{
+    for (const gf_op_setting *const *o = s->op->settings; o && *o; o++)
+        for (int k = 0; k < os->n; k++)
+            if (os->given[k] && !strcmp(os->list[k]->name, (*o)->name)) {
+                gf_status st = (*o)->apply(s, os->given[k]);
+                if (st)
+                    return st;
+            }
+    return GF_OK;
+}
+
+static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg, const struct op_settings *os)
 {
     if (p->nsteps % 16 == 0) {
         gf_step *n = realloc(p->steps, sizeof *n * ((size_t)p->nsteps + 16));
@@ -335,14 +316,9 @@ static gf_status add_step(gf_plan *p, const gf_op *op, const char *arg)
     s->op = op;
     s->border = p->set.border;
     s->background = p->set.bg;
-    s->bins = p->set.bins;
-    s->filter = (enum gf_filter)p->set.filter;
-    s->bias = p->set.bias;
-    if (op->parse) {
-        gf_status st = op->parse(s, arg);
-        if (st)
-            return st;
-    }
+    gf_status st = op->parse ? op->parse(s, arg) : GF_OK;
+    if (st || (st = apply_op_settings(s, os)))
+        return st;
     p->nsteps++;
     if (op->passthrough)
         p->report = op->name;
@@ -417,7 +393,8 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->set.limit_memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)4 << 30;
     p->set.keep = GF_KEEP_ALL;
 
-    const int nlong = gf_nops + gf_nsettings;
+    struct op_settings os = {.n = gf_op_settings(os.list, GF_OP_SETTINGS_MAX)};
+    const int general = gf_nops + gf_nsettings, nlong = general + os.n;
     struct option *lo = calloc((size_t)nlong + 1, sizeof *lo);
     if (!lo)
         return gf_error(GF_ENOMEM, "out of memory");
@@ -426,6 +403,8 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     for (int i = 0; i < gf_nsettings; i++)
         lo[gf_nops + i] =
             (struct option){gf_settings_table[i].name, has_arg(gf_settings_table[i].arg), NULL, 256 + gf_nops + i};
+    for (int k = 0; k < os.n; k++)
+        lo[general + k] = (struct option){os.list[k]->name, required_argument, NULL, 256 + general + k};
 
     gf_status st = GF_OK;
     int c;
@@ -443,7 +422,12 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
                    (typed[strlen(lo[c - 256].name)] && typed[strlen(lo[c - 256].name)] != '=')) {
             st = bad_option(token, lo, nlong); /* an abbreviation: options are whole names */
         } else if (c - 256 < gf_nops) {
-            st = add_step(p, gf_ops[c - 256], optarg);
+            st = add_step(p, gf_ops[c - 256], optarg, &os);
+        } else if (c - 256 >= general) { /* an op's own: checked here, applied to its later steps */
+            const int k = c - 256 - general;
+            gf_step scratch = {0};
+            if (!(st = os.list[k]->apply(&scratch, optarg)))
+                os.given[k] = optarg;
         } else {
             const gf_setting *s = &gf_settings_table[c - 256 - gf_nops];
             if (s->apply)
@@ -540,6 +524,11 @@ void gf_cli_help(FILE *f)
         if (strcmp(gf_settings_table[i].name, "h"))
             help_line(f, gf_settings_table[i].name, gf_settings_table[i].arg, gf_settings_table[i].metavar,
                       gf_settings_table[i].help);
+    const gf_op_setting *os[GF_OP_SETTINGS_MAX];
+    const int n = gf_op_settings(os, GF_OP_SETTINGS_MAX);
+    fputs("\nSettings of one operation:\n", f);
+    for (int k = 0; k < n; k++)
+        help_line(f, os[k]->name, GF_ARG_REQUIRED, os[k]->metavar, os[k]->help);
     fputs("\nExit status: 0 success, 1 an input could not be processed, 2 usage error.\n"
           "Example: gpufilter -blur 2 -laplacian -rotate 90 in.png out.png\n"
           "See gpufilter(1) for the exact arithmetic of every operation.\n",

@@ -18,9 +18,6 @@ enum gf_codec { GF_CODEC_AUTO, GF_CODEC_GPU, GF_CODEC_CPU };
 typedef struct gf_settings {
     gf_border border;
     gf_color bg;
-    int bins;
-    int filter; /* enum gf_filter */
-    double bias; /* -bias, a fraction of the maximum */
     enum gf_device device;
     int device_index;                /* single image: -1 = any (device 0) */
     int devices[GF_MAX_DEVICES];     /* batch: cuda:0,1 (device_index is the first) */

@@ -30,6 +30,20 @@ const gf_op *gf_op_find(const char *name)
     return NULL;
 }
 
+int gf_op_settings(const gf_op_setting **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < gf_nops; i++)
+        for (const gf_op_setting *const *o = gf_ops[i]->settings; o && *o; o++) {
+            int seen = 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = !strcmp(out[k]->name, (*o)->name);
+            if (!seen && n < max)
+                out[n++] = *o;
+        }
+    return n;
+}
+
 gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
     if (s->op->shape)

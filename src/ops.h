@@ -35,26 +35,23 @@ struct gf_rotate_args {
     int right;            /* a multiple of 90: an exact move by `orient` */
     enum gf_orient orient;
 };
-/* -histogram FILE, -stats FILE: the file the report goes to ("-": standard output) */
-struct gf_report_args { const char *path; };
+/* -histogram FILE, -stats FILE: the file the report goes to ("-": standard
+ * output); -histogram's bins (its -bins setting; 0: 256) */
+struct gf_report_args { const char *path; int bins; };
 /* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
  * left of or above the image); clipped to the image by the shape. */
 struct gf_crop_args { int width, height; long x, y; };
 /* -convolve KERNEL: W x H weights in 2^-16 (normalised where they sum to
- * other than 0), row by row, and the origin; -edge sobel|prewitt: the
- * integer kernel of the x direction (the y direction is its transpose). */
-struct gf_convolve_args { int w, h, ox, oy, edge; int32_t q[GF_KERNEL_MAX * GF_KERNEL_MAX]; };
+ * other than 0), row by row, and the origin, and its -bias setting (a
+ * fraction of the maximum sample); -edge sobel|prewitt: the integer kernel
+ * of the x direction (the y direction is its transpose). */
+struct gf_convolve_args { int w, h, ox, oy, edge; int32_t q[GF_KERNEL_MAX * GF_KERNEL_MAX]; double bias; };
 /* -erode R (min), -dilate R (max); -median R */
 struct gf_rank_args { int radius; int max; };
 #define GF_MEDIAN_MAX 15 /* -median's largest radius */
 enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
 struct gf_grayscale_args { enum gf_gray_weights weights; };
-/* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a
- * side not given is 0 (then kept in proportion). */
-enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK = 8, GF_GEOM_ENLARGE = 16 };
-struct gf_resize_args { double width, height; int flags; };
-
-/* -filter, for -resize: GF_FILTER_DEFAULT is Lanczos where the area
+/* -filter, -resize's setting: GF_FILTER_DEFAULT is Lanczos where the area
  * shrinks or stays, Mitchell where it grows (as ImageMagick). */
 enum gf_filter {
     GF_FILTER_DEFAULT,
@@ -65,16 +62,18 @@ enum gf_filter {
     GF_FILTER_MITCHELL,
     GF_FILTER_LANCZOS
 };
+/* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a
+ * side not given is 0 (then kept in proportion); the -filter setting. */
+enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK = 8, GF_GEOM_ENLARGE = 16 };
+struct gf_resize_args { double width, height; int flags; enum gf_filter filter; };
 
-/* One operation of the pipeline: its op, its arguments and the settings in
- * force where it was written on the command line. */
+/* One operation of the pipeline: its op, its arguments (those of its own
+ * settings among them) and the general settings in force where it was
+ * written on the command line. */
 typedef struct gf_step {
     const struct gf_op *op;
     gf_border border;    /* -border */
     gf_color background; /* -background */
-    int bins;            /* -bins (0: 256) */
-    enum gf_filter filter; /* -filter (GF_FILTER_DEFAULT: by the scale) */
-    double bias;           /* -bias, a fraction of the maximum sample */
     union {
         struct gf_blur_args blur;
         struct gf_box_args box;
@@ -94,6 +93,17 @@ typedef struct gf_step {
 enum gf_argkind { GF_ARG_NONE, GF_ARG_REQUIRED, GF_ARG_OPTIONAL };
 
 typedef gf_status gf_parse_fn(gf_step *s, const char *arg);
+
+/* A setting one op owns (-filter of -resize): the command line keeps what
+ * it was last given, and each later step of an op that lists it gets it,
+ * through `apply`, after the op's own argument.  `apply` also checks the
+ * value where the setting is written, so that an error names it there. */
+typedef struct gf_op_setting {
+    const char *name;
+    const char *metavar;
+    const char *help;
+    gf_parse_fn *apply;
+} gf_op_setting;
 typedef gf_status gf_shape_fn(const gf_step *s, const gf_shape *in, gf_shape *out);
 /* The CPU reference: `out` is allocated in the output shape (NULL for pass-through ops). */
 typedef gf_status gf_cpu_fn(const gf_step *s, const gf_image *in, gf_image *out);
@@ -138,11 +148,18 @@ typedef struct gf_op {
     /* 1: `fast` may be given out == in (same shape), writing its result over
      * its input, so that the CPU path holds one image instead of two */
     int in_place;
+    /* the settings the op owns (NULL-terminated; NULL: none); ops of one
+     * family may share one */
+    const gf_op_setting *const *settings;
 } gf_op;
 
 extern const gf_op *const gf_ops[]; /* src/ops/list.h */
 extern const int gf_nops;
 const gf_op *gf_op_find(const char *name);
+/* The op-owned settings, each name once, in the table's order: up to `max`
+ * into out[]; the number there is. */
+int gf_op_settings(const gf_op_setting **out, int max);
+#define GF_OP_SETTINGS_MAX 32
 
 /* The output shape of a step (op->shape, or the input's). */
 gf_status gf_step_shape(const gf_step *s, const gf_shape *in, gf_shape *out);

@@ -42,5 +42,9 @@ int main(int argc, char **argv)
         return 0;
     for (int i = 0; i < gf_nsettings; i++)
         printf("%s\n", gf_settings_table[i].name);
+    const gf_op_setting *os[GF_OP_SETTINGS_MAX];
+    const int n = gf_op_settings(os, GF_OP_SETTINGS_MAX);
+    for (int k = 0; k < n; k++)
+        printf("%s\n", os[k]->name);
     return 0;
 }

@@ -11,6 +11,8 @@
 /* A NULL-terminated list of fragments; LIST0 the empty one. */
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define LIST0 ((const char *const[]){NULL})
+/* a descriptor's settings: SETTINGS(&filter) */
+#define SETTINGS(...) ((const gf_op_setting *const[]){__VA_ARGS__, NULL})
 /* Declares an implementation's CUDA object; CUDA(op) names it, NULL in a
  * build without CUDA. */
 #define GF_CUDA_OP(op) extern const gf_cuda_op gf_cuda_##op

@@ -118,7 +118,7 @@ static gf_status parse_edge(gf_step *s, const char *arg)
 
 int64_t gf_convolve_bias(const gf_step *s, int depth)
 {
-    return llround(s->bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
+    return llround(s->convolve.bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
 }
 
 int gf_convolve_narrow(const struct gf_convolve_args *k, int depth)
@@ -134,6 +134,27 @@ static double ns_convolve(const gf_step *s) /* the reference: a multiply-add a t
     return 2.0 + 1.0 * s->convolve.w * s->convolve.h * (s->convolve.edge ? 2 : 1);
 }
 
+/* -bias N|N%: added to each -convolve result, in 8-bit units or a
+ * percentage of the maximum; kept as a fraction of the maximum. */
+static gf_status apply_bias(gf_step *s, const char *a)
+{
+    char *end;
+    const double v = strtod(a, &end);
+    const int pct = *end == '%';
+    if (end == a || (*end && !(pct && !end[1])) || !isfinite(v) || fabs(v) > (pct ? 100 : 255))
+        return gf_error(GF_EINVAL, "invalid -bias '%s' (want N from -255 to 255 in 8-bit units, or N%% of the maximum)",
+                        a);
+    s->convolve.bias = pct ? v / 100 : v / 255;
+    return GF_OK;
+}
+
+static const gf_op_setting bias = {
+    .name = "bias",
+    .metavar = "N|N%",
+    .help = "added to each -convolve result: 8-bit units, or a percentage of the maximum (0)",
+    .apply = apply_bias,
+};
+
 const gf_op gf_op_convolve = {
     .name = "convolve",
     .arg = GF_ARG_REQUIRED,
@@ -148,6 +169,7 @@ const gf_op gf_op_convolve = {
                   "-convolve 5x3+0+2:1,-2,3,-4,5,6,-7,8,-9,10,11,12,13,14,15", "-convolve 2x2:1,1,1,1",
                   "-convolve 1x7:1,1,1,1,1,1,1", "-convolve 0.5,0,0,0,0,0,0,0,0.5", "-convolve emboss"),
     .bench = LIST("-convolve 3x3:1,2,1,2,4,2,1,2,1", "-convolve sobel"),
+    .settings = SETTINGS(&bias),
 };
 const gf_op gf_op_edge = {
     .name = "edge",

@@ -2,6 +2,7 @@
 /* The descriptors of -histogram, -equalize: arguments, shape, CPU cost and test and benchmark fragments. */
 #include "config.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,24 @@ GF_CUDA_OP(equalize);
 gf_cpu_fn gf_cpu_histogram;
 gf_fast_fn gf_fast_histogram;
 GF_CUDA_OP(histogram);
+
+/* -bins N: -histogram's bins for 16-bit images, a power of two up to 65536. */
+static gf_status apply_bins(gf_step *s, const char *a)
+{
+    char *end = (char *)a;
+    const long long v = *a && !isspace((unsigned char)*a) ? strtoll(a, &end, 10) : 0;
+    if (!v || *end || v < 1 || v > 65536 || (v & (v - 1)))
+        return gf_error(GF_EINVAL, "invalid -bins '%s' (want a power of two up to 65536)", a);
+    s->report.bins = (int)v;
+    return GF_OK;
+}
+
+static const gf_op_setting bins = {
+    .name = "bins",
+    .metavar = "N",
+    .help = "histogram bins for 16-bit images, a power of two up to 65536 (256)",
+    .apply = apply_bins,
+};
 
 const gf_op gf_op_histogram = {
     .name = "histogram",
@@ -30,6 +49,7 @@ const gf_op gf_op_histogram = {
     .tests = LIST("-histogram h.csv", "-bins 16 -histogram h.txt", "-bins 1024 -histogram h.json",
                   "-bins 65536 -histogram h.csv"),
     .bench = LIST("-histogram /dev/null"),
+    .settings = SETTINGS(&bins),
 };
 const gf_op gf_op_equalize = {
     .name = "equalize",

@@ -8,7 +8,7 @@
 
 int gf_histogram_bins(const gf_step *s, int depth)
 {
-    int bins = s->bins ? s->bins : 256;
+    int bins = s->report.bins ? s->report.bins : 256;
     return depth == 8 && bins > 256 ? 256 : bins;
 }
 

@@ -23,9 +23,28 @@ static gf_status parse_resize(gf_step *s, const char *arg)
         (!(flags & GF_GEOM_PERCENT) && (w != floor(w) || h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)) ||
         ((flags & GF_GEOM_EXACT) && (w <= 0 || h <= 0) && !(flags & GF_GEOM_PERCENT)))
         return gf_error(GF_EINVAL, "invalid -resize '%s' (want WxH, WxH!, WxH^, WxH>, WxH<, N%%, W or xH)", arg);
-    s->resize = (struct gf_resize_args){w, h, flags};
+    s->resize = (struct gf_resize_args){.width = w, .height = h, .flags = flags};
     return GF_OK;
 }
+
+/* -filter NAME: -resize's (and -thumbnail's) resampling filter. */
+static gf_status apply_filter(gf_step *s, const char *a)
+{
+    static const char *const names[] = {"point", "box", "linear", "catrom", "mitchell", "lanczos"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcasecmp(a, names[i])) {
+            s->resize.filter = GF_FILTER_POINT + i;
+            return GF_OK;
+        }
+    return gf_error(GF_EINVAL, "invalid -filter '%s' (want point, box, linear, catrom, mitchell or lanczos)", a);
+}
+
+static const gf_op_setting filter = {
+    .name = "filter",
+    .metavar = "NAME",
+    .help = "-resize's filter: point, box, linear, catrom, mitchell, lanczos (lanczos shrinking, mitchell enlarging)",
+    .apply = apply_filter,
+};
 
 /* ImageMagick's arithmetic: a side from a scale is floor(scale * side + 1/2), at least 1. */
 static double side(double scale, int n)
@@ -85,6 +104,7 @@ const gf_op gf_op_thumbnail = {
     .tests = LIST("-thumbnail 20%"),
     .bench = LIST0,
     .keeps = GF_KEEP_ICC,
+    .settings = SETTINGS(&filter),
 };
 const gf_op gf_op_resize = {
     .name = "resize",
@@ -101,4 +121,5 @@ const gf_op gf_op_resize = {
                   "-filter linear -resize 150x40!", "-filter catrom -resize 77%x130%", "-filter mitchell -resize 3x3!",
                   "-resize 1x1!", "-filter box -resize 300%x20%"),
     .bench = LIST("-resize 50%", "-filter box -resize 25%", "-resize 140%"),
+    .settings = SETTINGS(&filter),
 };
