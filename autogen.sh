@@ -1,6 +1,6 @@
 #!/bin/sh
 # Lists the files of the ops and tests for Makefile.am (lists.am: each op
-# folder's src/ops/*/*_op.c, *_ref.c, *_fast.c, *.cu and *.test, and
+# folder's src/ops/*/*_op.c, *_ref.c, *_fast.c, *.cu, *.test and *_cv.py, and
 # tests/*.test), then generates configure and Makefile.in.  None of this
 # output is committed; run it again after adding or removing such a file.
 set -e
@@ -18,6 +18,7 @@ list() {
     list GF_FAST_SOURCES src/ops/*/*_fast.c
     list GF_CUDA_SOURCES src/ops/*/*.cu
     list GF_TESTS src/ops/*/*.test tests/*.test
+    list GF_PEERS src/ops/*/*_cv.py
     for f in src/ops/*/*.cu; do echo "${f%.cu}.\$(OBJEXT): \$(GF_KERNEL_DEPS)"; done
 } > lists.am
 autoreconf -fi
