@@ -20,10 +20,18 @@
 #include <npp.h>
 #endif
 
+#include "blur/blur.h"
+#include "box/box.h"
 #include "cli.h"
+#include "convolve/convolve.h"
 #include "cuda.h"
 #include "gf_kernels.h"
+#include "laplacian/laplacian.h"
+#include "rank/rank.h"
 #include "readpass.h"
+#include "resize/resize.h"
+#include "rotate/rotate.h"
+#include "unsharp/unsharp.h"
 
 #define CK(x)                                                                                                         \
     do {                                                                                                              \
@@ -73,13 +81,13 @@ static int npp_has(const gf_step *s)
 {
     const char *n = s->op->name;
     if (!strcmp(n, "blur"))
-        return s->blur.sigma <= 20; /* beyond 121 taps NPP's Gauss is far off the chart */
+        return GF_BLUR_ARGS(s).sigma <= 20; /* beyond 121 taps NPP's Gauss is far off the chart */
     if (!strcmp(n, "laplacian"))
-        return s->laplacian.neighbours == 8;
+        return GF_LAPLACIAN_ARGS(s).neighbours == 8;
     if (!strcmp(n, "rotate"))
-        return s->rotate.orient == GF_ORIENT_ROT90;
+        return GF_ROTATE_ARGS(s).orient == GF_ORIENT_ROT90;
     if (!strcmp(n, "convolve"))
-        return !s->convolve.edge;
+        return !GF_CONVOLVE_ARGS(s).edge;
     return !strcmp(n, "box") || !strcmp(n, "transpose") || !strcmp(n, "flip") || !strcmp(n, "flop") ||
            !strcmp(n, "histogram") || !strcmp(n, "resize") || !strcmp(n, "unsharp") || !strcmp(n, "erode") ||
            !strcmp(n, "dilate") || !strcmp(n, "median");
@@ -105,9 +113,10 @@ static void npp_run(const gf_step *s)
     NppStatus st;
     if (!strcmp(n, "blur")) {
         st = nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
-                                                      2 * s->blur.radius + 1, d_gauss, NPP_BORDER_REPLICATE, npp);
+                                                      2 * GF_BLUR_ARGS(s).radius + 1, d_gauss, NPP_BORDER_REPLICATE,
+                                                      npp);
     } else if (!strcmp(n, "box")) {
-        const int r = s->box.radius;
+        const int r = GF_BOX_ARGS(s).radius;
         const NppiSize mask = {2 * r + 1, 2 * r + 1};
         const NppiPoint anchor = {r, r};
         st = nppiFilterBoxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
@@ -125,7 +134,7 @@ static void npp_run(const gf_step *s)
         st = nppiRotate_8u_C4R_Ctx(in.data, size, step, src, out.data, ostep, dst, 90, 0, in.width - 1,
                                    NPPI_INTER_NN, npp);
     } else if (!strcmp(n, "convolve")) { /* the weights in 2^-16 as integers over 16 */
-        const struct gf_convolve_args *k = &s->convolve;
+        const struct gf_convolve_args *k = &GF_CONVOLVE_ARGS(s);
         Npp32s q[GF_KERNEL_MAX * GF_KERNEL_MAX];
         for (int i = 0; i < k->w * k->h; i++)
             q[i] = (Npp32s)lround(k->q[i] / 4096.0);
@@ -137,23 +146,23 @@ static void npp_run(const gf_step *s)
                                          (NppiSize){k->w, k->h}, (NppiPoint){k->ox, k->oy}, 16,
                                          NPP_BORDER_REPLICATE, npp);
     } else if (!strcmp(n, "unsharp")) {
-        const float r = (float)s->unsharp.blur.radius, sigma = (float)s->unsharp.blur.sigma;
+        const float r = (float)GF_UNSHARP_ARGS(s).blur.radius, sigma = (float)GF_UNSHARP_ARGS(s).blur.sigma;
         int bytes = 0;
         if (nppiFilterUnsharpGetBufferSize_8u_C4R(r, sigma, &bytes) != NPP_SUCCESS)
             bytes = 0;
-        st = nppiFilterUnsharpBorder_8u_C4R_Ctx(in.data, step, zero, out.data, ostep, size, r, sigma,
-                                                (float)(s->unsharp.gain / 65536.0), (float)s->unsharp.threshold,
-                                                NPP_BORDER_REPLICATE, npp_scratch((size_t)bytes + 1), npp);
+        st = nppiFilterUnsharpBorder_8u_C4R_Ctx(
+            in.data, step, zero, out.data, ostep, size, r, sigma, (float)(GF_UNSHARP_ARGS(s).gain / 65536.0),
+            (float)GF_UNSHARP_ARGS(s).threshold, NPP_BORDER_REPLICATE, npp_scratch((size_t)bytes + 1), npp);
     } else if (!strcmp(n, "erode") || !strcmp(n, "dilate")) {
-        const int r = s->rank.radius;
+        const int r = GF_RANK_ARGS(s).radius;
         const NppiSize mask = {2 * r + 1, 2 * r + 1};
         const NppiPoint anchor = {r, r};
-        st = s->rank.max ? nppiFilterMaxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
-                                                          NPP_BORDER_REPLICATE, npp)
-                         : nppiFilterMinBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
-                                                          NPP_BORDER_REPLICATE, npp);
+        st = GF_RANK_ARGS(s).max ? nppiFilterMaxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
+                                                                  mask, anchor, NPP_BORDER_REPLICATE, npp)
+                                 : nppiFilterMinBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
+                                                                  mask, anchor, NPP_BORDER_REPLICATE, npp);
     } else if (!strcmp(n, "median")) { /* no border mode: the inside, R from each edge */
-        const int r = s->rank.radius;
+        const int r = GF_RANK_ARGS(s).radius;
         const NppiSize roi = {in.width - 2 * r, in.height - 2 * r}, mask = {2 * r + 1, 2 * r + 1};
         Npp32u bytes = 0;
         if (nppiFilterMedianGetBufferSize_8u_C4R_Ctx(roi, mask, &bytes, npp) != NPP_SUCCESS)
@@ -163,9 +172,9 @@ static void npp_run(const gf_step *s)
                                          (NppiPoint){r, r}, npp_scratch((size_t)bytes + 1), npp);
     } else if (!strcmp(n, "resize")) { /* box shrinking: super-sampling; enlarging: cubic; else Lanczos */
         const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, out.width, out.height};
-        const int mode = s->resize.filter == GF_FILTER_BOX           ? NPPI_INTER_SUPER
-                         : out.width > in.width ? NPPI_INTER_CUBIC
-                                                              : NPPI_INTER_LANCZOS;
+        const int mode = GF_RESIZE_ARGS(s).filter == GF_FILTER_BOX ? NPPI_INTER_SUPER
+                         : out.width > in.width                    ? NPPI_INTER_CUBIC
+                                                                   : NPPI_INTER_LANCZOS;
         st = nppiResize_8u_C4R_Ctx(in.data, step, size, src, out.data, ostep, (NppiSize){out.width, out.height}, dst,
                                    mode, npp);
     } else {
@@ -300,7 +309,7 @@ static void bench_format(const char *fmt, int w, int h)
 #ifdef HAVE_NPP
             if (c == 4 && d == 8 && npp_has(st)) {
                 if (!strcmp(st->op->name, "blur"))
-                    npp_gauss_taps(st->blur.sigma, st->blur.radius);
+                    npp_gauss_taps(GF_BLUR_ARGS(st).sigma, GF_BLUR_ARGS(st).radius);
                 nppms = timeit(&(struct job){K_NPP, 0, st});
             }
 #endif

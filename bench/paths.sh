@@ -31,9 +31,9 @@ general() {
     force histogram/equalize.cu 's/return in->depth == 8 ? APPLY8 : APPLY;/return APPLY;/'
     force histogram/histogram.cu 's/if (in->depth == 8 \&\& gf_dispatch/if (false \&\& gf_dispatch/'
     force laplacian/laplacian.cu 's/return gf_word_rows(in) ? WORDS : TILED;/return TILED;/'
-    force median/median.cu 's/return s->rank.radius == 1 ? ROWS3 : SELECTION;/return SELECTION;/'
+    force median/median.cu 's/return GF_RANK_ARGS(s).radius == 1 ? ROWS3 : SELECTION;/return SELECTION;/'
     force orient/orient.cu '/^int choose_path(const gf_image \*in, enum gf_orient o)$/{n;s/^{$/{\n    return (o \& GF_OR_SWAP) ? SWAP : DIRECT;/}'
-    force rank/rank.cu 's/return s->rank.radius <= TILE_R ? TILED : VHGW;/return VHGW;/'
+    force rank/rank.cu 's/return GF_RANK_ARGS(s).radius <= TILE_R ? TILED : VHGW;/return VHGW;/'
     force resize/resize.cu 's/p->path = p->rows ? TILE : PASSES;/p->path = PASSES;/'
 }
 

@@ -11,7 +11,9 @@
 #include <strings.h>
 
 #include "codec.h"
+#include "histogram/histogram.h"
 #include "ops.h"
+#include "stats/stats.h"
 
 enum hfmt { H_TEXT, H_CSV, H_JSON, H_PNG };
 

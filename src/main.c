@@ -238,7 +238,7 @@ int main(int argc, char **argv)
         return usage_error("refusing to write image data to a terminal");
     }
     for (int i = 0; output && !strcmp(output, "-") && i < plan.nsteps; i++)
-        if (plan.steps[i].op->passthrough && !strcmp(plan.steps[i].report.path, "-")) {
+        if (plan.steps[i].op->passthrough && !strcmp(GF_REPORT_ARGS(&plan.steps[i]).path, "-")) {
             char detail[128];
             snprintf(detail, sizeof detail, "the image and -%s's report cannot both go to standard output",
                      plan.steps[i].op->name);

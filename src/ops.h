@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* THE op table (ops.c, gathered from src/ops/list.h): every operation's
- * descriptor (src/ops/<op>/<op>_op.c: name, typed arguments, help line,
- * output shape, test and benchmark arguments) and its implementations,
- * gf_cpu_<op> (<op>_ref.c) and gf_cuda_<op> (<op>.cu).  The command line,
- * --help, the man-page test, the CUDA pipeline, gpucheck and the benchmark
- * all read this table. */
+ * descriptor (src/ops/<op>/<op>_op.c: name, parser, help line, output
+ * shape, owned settings, test and benchmark arguments) and its
+ * implementations, gf_cpu_<op> (<op>_ref.c) and gf_cuda_<op> (<op>.cu).
+ * The command line, --help, the man-page test, the CUDA pipeline, gpucheck
+ * and the benchmark all read this table.  No op is declared here: an op's
+ * typed arguments live in its folder's header (src/ops/<op>/<op>.h), in
+ * a step's `args` bytes. */
 #ifndef GF_OPS_H
 #define GF_OPS_H
 
@@ -23,49 +25,25 @@ typedef struct gf_color {
     int given; /* 0: the default, "none" on images with alpha, else black */
 } gf_color;
 
-/* The typed arguments of each operation: a step holds those of its op. */
-struct gf_blur_args { double sigma; int radius; };   /* radius resolved: ceil(3 sigma) unless given */
-struct gf_box_args { int radius; };
-/* -unsharp RxSIGMA+AMOUNT+THRESHOLD: gain = round(AMOUNT 2^16) */
-struct gf_unsharp_args { struct gf_blur_args blur; int64_t gain; double threshold; };
-struct gf_laplacian_args { int neighbours; };         /* 8 or 4 */
-struct gf_orient_args { enum gf_orient orient; };    /* -transpose, -transverse, -flip, -flop */
-struct gf_rotate_args {
-    double angle;         /* clockwise degrees in [0, 360) */
-    int right;            /* a multiple of 90: an exact move by `orient` */
-    enum gf_orient orient;
+/* The most bytes an op's arguments may take (the largest, a 31x31
+ * convolution kernel, takes under 4,000). */
+#define GF_ARGS_MAX 4096
+/* A step's arguments as its op's struct `type` (an lvalue). */
+#define GF_ARGS(step, type) (*(type *)(void *)(step)->args.bytes)
+/* In an op's header: its arguments fit a step. */
+#ifdef __cplusplus
+#define GF_ARGS_FIT(type) static_assert(sizeof(type) <= GF_ARGS_MAX, #type " must fit gf_step's args")
+#else
+#define GF_ARGS_FIT(type) _Static_assert(sizeof(type) <= GF_ARGS_MAX, #type " must fit gf_step's args")
+#endif
+
+/* The arguments of a pass-through op (one that writes a report and passes
+ * the image on) begin with these: the file the report goes to ("-":
+ * standard output). */
+struct gf_report_args {
+    const char *path;
 };
-/* -histogram FILE, -stats FILE: the file the report goes to ("-": standard
- * output); -histogram's bins (its -bins setting; 0: 256) */
-struct gf_report_args { const char *path; int bins; };
-/* -crop WxH+X+Y: the region's size and its top-left corner (which may lie
- * left of or above the image); clipped to the image by the shape. */
-struct gf_crop_args { int width, height; long x, y; };
-/* -convolve KERNEL: W x H weights in 2^-16 (normalised where they sum to
- * other than 0), row by row, and the origin, and its -bias setting (a
- * fraction of the maximum sample); -edge sobel|prewitt: the integer kernel
- * of the x direction (the y direction is its transpose). */
-struct gf_convolve_args { int w, h, ox, oy, edge; int32_t q[GF_KERNEL_MAX * GF_KERNEL_MAX]; double bias; };
-/* -erode R (min), -dilate R (max); -median R */
-struct gf_rank_args { int radius; int max; };
-#define GF_MEDIAN_MAX 15 /* -median's largest radius */
-enum gf_gray_weights { GF_GRAY_REC601, GF_GRAY_REC709, GF_GRAY_AVERAGE };
-struct gf_grayscale_args { enum gf_gray_weights weights; };
-/* -filter, -resize's setting: GF_FILTER_DEFAULT is Lanczos where the area
- * shrinks or stays, Mitchell where it grows (as ImageMagick). */
-enum gf_filter {
-    GF_FILTER_DEFAULT,
-    GF_FILTER_POINT,
-    GF_FILTER_BOX,
-    GF_FILTER_LINEAR,
-    GF_FILTER_CATROM,
-    GF_FILTER_MITCHELL,
-    GF_FILTER_LANCZOS
-};
-/* -resize GEOMETRY as ImageMagick's: WxH with its flags (GF_GEOM_*); a
- * side not given is 0 (then kept in proportion); the -filter setting. */
-enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK = 8, GF_GEOM_ENLARGE = 16 };
-struct gf_resize_args { double width, height; int flags; enum gf_filter filter; };
+#define GF_REPORT_ARGS(step) GF_ARGS(step, struct gf_report_args)
 
 /* One operation of the pipeline: its op, its arguments (those of its own
  * settings among them) and the general settings in force where it was
@@ -74,20 +52,14 @@ typedef struct gf_step {
     const struct gf_op *op;
     gf_border border;    /* -border */
     gf_color background; /* -background */
+    /* the op's typed arguments (struct gf_<op>_args, declared in its folder's
+     * header with an accessor GF_<OP>_ARGS(step)); zero before its parser */
     union {
-        struct gf_blur_args blur;
-        struct gf_box_args box;
-        struct gf_laplacian_args laplacian;
-        struct gf_orient_args orient;
-        struct gf_rotate_args rotate;
-        struct gf_report_args report;
-        struct gf_crop_args crop;
-        struct gf_grayscale_args grayscale;
-        struct gf_resize_args resize;
-        struct gf_rank_args rank;
-        struct gf_unsharp_args unsharp;
-        struct gf_convolve_args convolve;
-    };
+        long double align_;
+        void *pointer_;
+        int64_t integer_;
+        unsigned char bytes[GF_ARGS_MAX];
+    } args;
 } gf_step;
 
 enum gf_argkind { GF_ARG_NONE, GF_ARG_REQUIRED, GF_ARG_OPTIONAL };
@@ -171,45 +143,6 @@ gf_status gf_chain_shape(const gf_step *steps, int nsteps, gf_shape *shape, uint
  * in ms (op->cpu_ns over each step's output, shared by `threads` where the
  * op has a fast path); HUGE_VAL on a bad shape. */
 double gf_chain_cpu_ms(const gf_step *steps, int nsteps, gf_shape shape, int threads);
-
-/* Helpers both back ends share. */
-/* Integer blur taps q[0..radius] (q[i] for offsets +-i), summing to 2^bits. */
-gf_status gf_blur_taps(double sigma, int radius, int bits, uint32_t **taps);
-int gf_blur_radius(double sigma);
-/* -rotate at other angles: the output shape and channels, the background in
- * the output's depth, and the fixed-point sampling plan (numeric.h). */
-void gf_rotate_shape(double angle, int w, int h, int *ow, int *oh);
-int gf_rotate_channels(const gf_step *s, int channels);
-void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_t bg[4]);
-gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape *out);
-/* -resize: the taps of the rows (tx) and of the columns (ty), the filter
- * chosen; a resize to the input's size is a copy and needs none. */
-gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *out, gf_resize_taps *tx,
-                         gf_resize_taps *ty);
-void gf_resize_taps_free(gf_resize_taps *t);
-/* -convolve: -bias in 2^-16 of a sample at `depth`. */
-int64_t gf_convolve_bias(const gf_step *s, int depth);
-/* -convolve, -edge: whether every partial sum fits 32 bits (the weights'
- * absolute sum times the largest sample at `depth` below 2^31); the CUDA
- * kernel's launch makes the same test. */
-int gf_convolve_narrow(const struct gf_convolve_args *k, int depth);
-/* -unsharp: the blur it subtracts, as a -blur step; the threshold t of gf_unsharp_value at `depth`. */
-gf_step gf_unsharp_blur(const gf_step *s);
-int64_t gf_unsharp_threshold(const gf_step *s, int depth);
-/* -stats: one channel's exact moments; written with its mean and standard
- * deviation (population) computed from them (histogram_io.c). */
-typedef struct gf_channel_stats {
-    uint32_t min, max;
-    uint64_t sum;
-    unsigned __int128 sumsq;
-} gf_channel_stats;
-gf_status gf_stats_write(const char *path, const gf_image *img, const gf_channel_stats *st);
-/* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth. */
-gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
-gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);
-int gf_histogram_bins(const gf_step *s, int depth);
-/* Equalisation lookup tables lut[ch * (maxval+1) + v] from full-resolution counts. */
-void gf_equalize_luts(const gf_image *img, const uint64_t *counts, uint32_t *lut);
 
 #ifdef __cplusplus
 }

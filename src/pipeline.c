@@ -129,16 +129,12 @@ gf_status gf_memory_check(const gf_settings *set, uint64_t need)
 
 gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_step **steps)
 {
-    /* EXIF orientation -> the op that makes the stored pixels upright */
+    /* EXIF orientation -> the op (and its argument) that makes the stored
+     * pixels upright, as the command line would write it */
     static const struct {
-        const char *op;
-        enum gf_orient orient;
-        double angle;
-    } upright[9] = {{NULL, GF_ORIENT_NONE, 0},       {NULL, GF_ORIENT_NONE, 0},
-                    {"flop", GF_ORIENT_FLOP, 0},     {"rotate", GF_ORIENT_ROT180, 180},
-                    {"flip", GF_ORIENT_FLIP, 0},     {"transpose", GF_ORIENT_TRANSPOSE, 0},
-                    {"rotate", GF_ORIENT_ROT90, 90}, {"transverse", GF_ORIENT_TRANSVERSE, 0},
-                    {"rotate", GF_ORIENT_ROT270, 270}};
+        const char *op, *arg;
+    } upright[9] = {{NULL, NULL},        {NULL, NULL},     {"flop", NULL},       {"rotate", "180"}, {"flip", NULL},
+                    {"transpose", NULL}, {"rotate", "90"}, {"transverse", NULL}, {"rotate", "270"}};
     *out = *plan;
     *steps = NULL;
     for (int i = 0; meta && i < plan->nsteps; i++)
@@ -150,10 +146,12 @@ gf_status gf_plan_oriented(const gf_plan *plan, gf_meta *meta, gf_plan *out, gf_
         return gf_error(GF_ENOMEM, "out of memory");
     gf_step *s = &(*steps)[0];
     s->op = gf_op_find(upright[o].op);
-    if (!strcmp(upright[o].op, "rotate"))
-        s->rotate = (struct gf_rotate_args){.angle = upright[o].angle, .right = 1, .orient = upright[o].orient};
-    else
-        s->orient.orient = upright[o].orient;
+    gf_status st = s->op && s->op->parse ? s->op->parse(s, upright[o].arg) : GF_OK;
+    if (st || !s->op) {
+        free(*steps);
+        *steps = NULL;
+        return st ? st : gf_error(GF_EINTERNAL, "no -%s for -auto-orient", upright[o].op);
+    }
     if (plan->nsteps)
         memcpy(*steps + 1, plan->steps, sizeof **steps * (size_t)plan->nsteps);
     out->steps = *steps;

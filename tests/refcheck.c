@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blur/blur.h"
+#include "box/box.h"
 #include "cli.h"
+#include "histogram/histogram.h"
+#include "rotate/rotate.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint32_t next(void)
@@ -130,10 +134,10 @@ static void check_blur(void)
                 random_image(&in, sizes[si][0], sizes[si][1], c, d, a % 2);
                 gf_step s = make_step(args[a], b);
                 run(&s, &in, &out);
-                const int R = s.blur.radius, W = in.width, H = in.height;
+                const int R = GF_BLUR_ARGS(&s).radius, W = in.width, H = in.height;
                 double *w = malloc(sizeof *w * (2 * R + 1)), tot = 0;
                 for (int i = -R; i <= R; i++)
-                    tot += w[i + R] = exp(-(double)i * i / (2 * s.blur.sigma * s.blur.sigma));
+                    tot += w[i + R] = exp(-(double)i * i / (2 * GF_BLUR_ARGS(&s).sigma * GF_BLUR_ARGS(&s).sigma));
                 double *t = malloc(sizeof *t * (size_t)W * H);
                 for (int ch = 0; ch < c; ch++) {
                     for (int y = 0; y < H; y++)
@@ -176,7 +180,7 @@ static void check_box(void)
                 random_image(&in, sizes[si][0], sizes[si][1], c, d, 0);
                 gf_step s = make_step(args[a], b);
                 run(&s, &in, &out);
-                const long R = s.box.radius, n = (2 * R + 1) * (2 * R + 1), W = in.width, H = in.height;
+                const long R = GF_BOX_ARGS(&s).radius, n = (2 * R + 1) * (2 * R + 1), W = in.width, H = in.height;
                 double *rows = malloc(sizeof *rows * (size_t)W * H); /* each row's window sums, direct */
                 for (int ch = 0; ch < c; ch++) {
                     for (long y = 0; y < H; y++)
@@ -291,14 +295,14 @@ static void check_rotate(void)
             gf_image in, out;
             random_image(&in, sizes[si][0], sizes[si][1], c, d, a % 2);
             gf_step s = make_step(args[a], 0);
-            if (s.rotate.right) {
+            if (GF_ROTATE_ARGS(&s).right) {
                 gf_image_free(&in);
                 continue;
             }
             run(&s, &in, &out);
             uint32_t bg[4];
             gf_rotate_background(&s, out.channels, d, bg);
-            const double t = s.rotate.angle * M_PI / 180, ca = cos(t), sa = sin(t);
+            const double t = GF_ROTATE_ARGS(&s).angle * M_PI / 180, ca = cos(t), sa = sin(t);
             const int W = in.width, H = in.height;
             for (int y = 0; y < out.height; y++)
                 for (int x = 0; x < out.width; x++) {
@@ -432,9 +436,9 @@ static void check_fast_file(const gf_op *op, const gf_step *s, const gf_image *i
 {
     gf_step ref = *s, fast = *s;
     char want[300], got[300];
-    snprintf(want, sizeof want, "ref-%s", s->report.path);
-    snprintf(got, sizeof got, "fast-%s", s->report.path);
-    ref.report.path = want, fast.report.path = got;
+    snprintf(want, sizeof want, "ref-%s", GF_REPORT_ARGS(s).path);
+    snprintf(got, sizeof got, "fast-%s", GF_REPORT_ARGS(s).path);
+    GF_REPORT_ARGS(&ref).path = want, GF_REPORT_ARGS(&fast).path = got;
     if (op->cpu(&ref, in, NULL) || op->fast(&fast, in, NULL, threads)) {
         fprintf(stderr, "FAIL fast %s: %s\n", op->name, gf_error_detail(GF_EIO));
         exit(1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "op.h"
+#include "rank/rank.h"
 
 int gf_arg_number(const char *s, double *v)
 {
@@ -75,7 +76,7 @@ gf_status gf_parse_report(gf_step *s, const char *arg)
 {
     if (!*arg)
         return gf_error(GF_EINVAL, "-%s needs a file name ('-' for standard output)", s->op->name);
-    s->report.path = arg;
+    GF_REPORT_ARGS(s).path = arg;
     return GF_OK;
 }
 
@@ -100,6 +101,6 @@ double gf_ns_move(const gf_step *s) /* the mirrors, rotate by right angles */
 
 gf_status gf_parse_rank(gf_step *s, const char *arg, int max)
 {
-    s->rank.max = max;
-    return gf_arg_radius(max ? "dilate" : "erode", arg, GF_MAX_RADIUS, &s->rank.radius);
+    GF_RANK_ARGS(s).max = max;
+    return gf_arg_radius(max ? "dilate" : "erode", arg, GF_MAX_RADIUS, &GF_RANK_ARGS(s).radius);
 }

@@ -33,8 +33,9 @@ int gf_arg_unsigned(const char **p, double *v);
 /* An integer radius 1 to most for -op. */
 gf_status gf_arg_radius(const char *op, const char *arg, int most, int *r);
 /* An ImageMagick geometry, [W][xH][%!^<>...][{+-}X{+-}Y]: sides as numbers
- * (0 where absent), the flags, and the offset (0 where absent); -1 on
- * anything else. */
+ * (0 where absent), the flags (GF_GEOM_*), and the offset (0 where
+ * absent); -1 on anything else. */
+enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK = 8, GF_GEOM_ENLARGE = 16 };
 int gf_arg_geometry(const char *a, double *w, double *h, int *flags, long *x, long *y);
 /* A report's file name (-histogram, -stats). */
 gf_status gf_parse_report(gf_step *s, const char *arg);

@@ -12,6 +12,7 @@
 //   blur_mma up to radius MMA_R.
 #include <climits>
 
+#include "blur.h"
 #include "kernel_util.cuh"
 
 namespace {
@@ -1085,7 +1086,7 @@ int choose_path(const gf_image *in, int R, uint32_t centre)
 // The step's taps (*taps, which the caller frees), and the centre one.
 uint32_t centre_tap(const gf_step *s, int depth, uint32_t **taps, gf_status *st)
 {
-    *st = gf_blur_taps(s->blur.sigma, s->blur.radius, GF_BLUR_BITS(depth), taps);
+    *st = gf_blur_taps(GF_BLUR_ARGS(s).sigma, GF_BLUR_ARGS(s).radius, GF_BLUR_BITS(depth), taps);
     return *st ? 0 : (*taps)[0];
 }
 
@@ -1095,12 +1096,12 @@ int choose(const gf_step *s, const gf_image *in)
     uint32_t *q = nullptr;
     const uint32_t c = centre_tap(s, in->depth, &q, &st);
     free(q);
-    return st ? GENERAL : choose_path(in, s->blur.radius, c);
+    return st ? GENERAL : choose_path(in, GF_BLUR_ARGS(s).radius, c);
 }
 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int W = in->width, H = in->height, d = in->depth, R = s->blur.radius, border = s->border;
+    const int W = in->width, H = in->height, d = in->depth, R = GF_BLUR_ARGS(s).radius, border = s->border;
     const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
     const uint32_t maxval = gf_maxval(d);
     const cudaStream_t st = gf_cuda_stream(cu);

@@ -36,9 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample.h"
-#include "parallel.h"
+#include "blur.h"
 #include "line.h"
+#include "parallel.h"
+#include "sample.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* jamming the taps' loop into the samples' loop would leave the latter scalar */
@@ -258,7 +259,7 @@ gf_fast_fn gf_fast_blur;
 
 gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    const int d = in->depth, R = s->blur.radius, H = in->height;
+    const int d = in->depth, R = GF_BLUR_ARGS(s).radius, H = in->height;
     struct blur b = {.in = in,
                      .out = out,
                      .R = R,
@@ -270,7 +271,7 @@ gf_status gf_fast_blur(const gf_step *s, const gf_image *in, gf_image *out, int 
     void *block = NULL; /* in place: the copied rows */
     gf_status st;
     const int ring = 2 * (long)R + 1 <= H; /* else the whole intermediate is the smaller */
-    if ((st = gf_blur_taps(s->blur.sigma, R, GF_BLUR_BITS(d), &q)) ||
+    if ((st = gf_blur_taps(GF_BLUR_ARGS(s).sigma, R, GF_BLUR_BITS(d), &q)) ||
         (!ring && (st = alloc_array((size_t)in->width * (size_t)H, (size_t)in->channels * (d == 16 ? 4 : 2), &b.t))) ||
         (st = border_map(in->width, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)))
         goto out;

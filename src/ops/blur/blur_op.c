@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "blur.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_blur;
@@ -37,15 +38,15 @@ static gf_status parse_blur(gf_step *s, const char *arg)
             return gf_error(GF_EINVAL, "-blur sigma %g is too large (at most %g)", sigma, GF_MAX_RADIUS / 3.0);
         r = gf_blur_radius(sigma);
     }
-    s->blur.sigma = sigma;
-    s->blur.radius = (int)r;
+    GF_BLUR_ARGS(s).sigma = sigma;
+    GF_BLUR_ARGS(s).radius = (int)r;
     return GF_OK;
 }
 
 /* The fast path (AVX2): 3 ns a sample and 0.15 ns a tap (see op.h). */
 static double ns_blur(const gf_step *s)
 {
-    return 3.0 + 0.15 * s->blur.radius;
+    return 3.0 + 0.15 * GF_BLUR_ARGS(s).radius;
 }
 
 const gf_op gf_op_blur = {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "blur.h"
 #include "sample.h"
 
 int gf_blur_radius(double sigma)
@@ -77,7 +78,7 @@ gf_cpu_fn gf_cpu_blur;
 
 gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = s->blur.radius;
+    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = GF_BLUR_ARGS(s).radius;
     const int sh1 = GF_BLUR_SHIFT1(d), sh2 = GF_BLUR_SHIFT2(d);
     const uint64_t max = gf_maxval(d);
     uint32_t *q = NULL;
@@ -85,9 +86,9 @@ gf_status gf_cpu_blur(const gf_step *s, const gf_image *in, gf_image *out)
     const int wide = d == 16;
     long *mx = NULL, *my = NULL;
     gf_status st;
-    if ((st = gf_blur_taps(s->blur.sigma, R, GF_BLUR_BITS(d), &q)) ||
-        (st = alloc_array((size_t)W * H, (size_t)C * (wide ? 4 : 2), &t)) ||
-        (st = border_map(W, R, s->border, &mx)) || (st = border_map(H, R, s->border, &my)))
+    if ((st = gf_blur_taps(GF_BLUR_ARGS(s).sigma, R, GF_BLUR_BITS(d), &q)) ||
+        (st = alloc_array((size_t)W * H, (size_t)C * (wide ? 4 : 2), &t)) || (st = border_map(W, R, s->border, &mx)) ||
+        (st = border_map(H, R, s->border, &my)))
         goto out;
 
     for (int y = 0; y < H; y++) {

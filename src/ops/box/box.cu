@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "box.h"
 #include "words3x3.cuh"
 
 namespace {
@@ -756,7 +757,7 @@ const char *const paths[] = {"rows+cols", "3x3 words", "one pass", nullptr};
 
 int choose(const gf_step *s, const gf_image *in)
 {
-    const int R = s->box.radius;
+    const int R = GF_BOX_ARGS(s).radius;
     if (!gf_word_rows(in) || R > ONE_R)
         return GENERAL;
     if (R == 1 && in->depth == 8)
@@ -797,7 +798,7 @@ cudaError_t launch_general(const gf_image *in, gf_image *out, void *mid, int R, 
 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int R = s->box.radius, border = s->border, path = choose(s, in);
+    const int R = GF_BOX_ARGS(s).radius, border = s->border, path = choose(s, in);
     const cudaStream_t st = gf_cuda_stream(cu);
     const bool wr = wide_rows(R, in->depth), ws = wide_sums(R, in->depth);
     void *mid = nullptr;

@@ -31,9 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample.h"
-#include "parallel.h"
+#include "box.h"
 #include "line.h"
+#include "parallel.h"
+#include "sample.h"
 
 enum { NARROW_RADIUS = 127 }; /* 8-bit images up to this radius take 16- and 32-bit lanes */
 
@@ -231,7 +232,7 @@ gf_fast_fn gf_fast_box;
 
 gf_status gf_fast_box(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    const long H = in->height, R = s->box.radius;
+    const long H = in->height, R = GF_BOX_ARGS(s).radius;
     struct box b = {.in = in, .out = out, .R = R};
     b.narrow = in->depth == 8 && R <= NARROW_RADIUS;
     long *mx = NULL, *my = NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "box.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_box;
@@ -15,7 +16,7 @@ GF_CUDA_OP(box);
 
 static gf_status parse_box(gf_step *s, const char *arg)
 {
-    return gf_arg_radius("box", arg, GF_MAX_RADIUS, &s->box.radius);
+    return gf_arg_radius("box", arg, GF_MAX_RADIUS, &GF_BOX_ARGS(s).radius);
 }
 
 static double ns_box(const gf_step *s)

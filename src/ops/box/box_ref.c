@@ -3,13 +3,14 @@
  * (zero-border samples count as 0), rounded half up. */
 #include "config.h"
 
+#include "box.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_box;
 
 gf_status gf_cpu_box(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = s->box.radius;
+    const int W = in->width, H = in->height, C = in->channels, d = in->depth, R = GF_BOX_ARGS(s).radius;
     const uint64_t n = (uint64_t)(2 * R + 1) * (uint64_t)(2 * R + 1);
     uint64_t *t = NULL;
     long *mx = NULL, *my = NULL;

@@ -11,6 +11,7 @@
 // weights' absolute sum times the largest sample fits, else in 64.  Kernels
 // up to 31 x 31: at most 3.8 KB of weights (twice for -edge) and 62 x 62 x
 // 4 samples.
+#include "convolve.h"
 #include "kernel_util.cuh"
 
 namespace
@@ -83,7 +84,7 @@ const char *const paths[] = {"tiled", nullptr};
 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const gf_convolve_args &k = s->convolve;
+    const gf_convolve_args &k = GF_CONVOLVE_ARGS(s);
     const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
     const size_t smem = smem_bytes(k, in->channels, in->depth);
     const bool narrow = gf_convolve_narrow(&k, in->depth); // every partial sum fits 32 bits

@@ -15,8 +15,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "parallel.h"
+#include "convolve.h"
 #include "line.h"
+#include "parallel.h"
 
 struct convolve {
     const gf_step *s;
@@ -66,7 +67,7 @@ VECTOR_CLONES static void convolve_out16(uint16_t *o, const int32_t *sum, int32_
 static void band(void *ctx, int k)
 {
     struct convolve *m = ctx;
-    const struct gf_convolve_args *kn = &m->s->convolve;
+    const struct gf_convolve_args *kn = &GF_CONVOLVE_ARGS(m->s);
     const gf_image *in = m->in;
     const long W = in->width, C = in->channels, cc = gf_color_channels((int)C), n = W * C;
     const long y0 = (long)k * m->rows, y1 = y0 + m->rows < in->height ? y0 + m->rows : in->height;
@@ -129,7 +130,7 @@ gf_fast_fn gf_fast_convolve;
 
 gf_status gf_fast_convolve(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    const struct gf_convolve_args *k = &s->convolve;
+    const struct gf_convolve_args *k = &GF_CONVOLVE_ARGS(s);
     threads = threads < 1 ? 1 : threads;
     struct convolve m = {.s = s, .in = in, .out = out};
     m.rx = kernel_reach(k->ox, k->w), m.ry = kernel_reach(k->oy, k->h);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "convolve.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_convolve;
@@ -30,7 +31,7 @@ static gf_status parse_convolve(gf_step *s, const char *arg)
     enum { N = GF_KERNEL_MAX * GF_KERNEL_MAX };
     double k[N];
     int n = 0, w = 0, h = 0, ox = -1, oy = -1;
-    struct gf_convolve_args *c = &s->convolve;
+    struct gf_convolve_args *c = &GF_CONVOLVE_ARGS(s);
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (!strcasecmp(arg, named[i].name)) {
             for (n = 0; n < 9; n++)
@@ -110,7 +111,7 @@ static gf_status parse_edge(gf_step *s, const char *arg)
     static const int32_t sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1}, prewitt[9] = {1, 0, -1, 1, 0, -1, 1, 0, -1};
     if (strcasecmp(arg, "sobel") && strcasecmp(arg, "prewitt"))
         return gf_error(GF_EINVAL, "invalid -edge '%s' (want sobel or prewitt)", arg);
-    struct gf_convolve_args *c = &s->convolve;
+    struct gf_convolve_args *c = &GF_CONVOLVE_ARGS(s);
     c->w = c->h = 3, c->ox = c->oy = 1, c->edge = 1;
     memcpy(c->q, strcasecmp(arg, "sobel") ? prewitt : sobel, sizeof sobel);
     return GF_OK;
@@ -118,7 +119,7 @@ static gf_status parse_edge(gf_step *s, const char *arg)
 
 int64_t gf_convolve_bias(const gf_step *s, int depth)
 {
-    return llround(s->convolve.bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
+    return llround(GF_CONVOLVE_ARGS(s).bias * gf_maxval(depth) * (1 << GF_CONVOLVE_BITS));
 }
 
 int gf_convolve_narrow(const struct gf_convolve_args *k, int depth)
@@ -131,7 +132,7 @@ int gf_convolve_narrow(const struct gf_convolve_args *k, int depth)
 
 static double ns_convolve(const gf_step *s) /* the reference: a multiply-add a tap */
 {
-    return 2.0 + 1.0 * s->convolve.w * s->convolve.h * (s->convolve.edge ? 2 : 1);
+    return 2.0 + 1.0 * GF_CONVOLVE_ARGS(s).w * GF_CONVOLVE_ARGS(s).h * (GF_CONVOLVE_ARGS(s).edge ? 2 : 1);
 }
 
 /* -bias N|N%: added to each -convolve result, in 8-bit units or a
@@ -144,7 +145,7 @@ static gf_status apply_bias(gf_step *s, const char *a)
     if (end == a || (*end && !(pct && !end[1])) || !isfinite(v) || fabs(v) > (pct ? 100 : 255))
         return gf_error(GF_EINVAL, "invalid -bias '%s' (want N from -255 to 255 in 8-bit units, or N%% of the maximum)",
                         a);
-    s->convolve.bias = pct ? v / 100 : v / 255;
+    GF_CONVOLVE_ARGS(s).bias = pct ? v / 100 : v / 255;
     return GF_OK;
 }
 

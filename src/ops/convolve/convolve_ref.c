@@ -7,13 +7,14 @@
  * copied. */
 #include "config.h"
 
+#include "convolve.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_convolve;
 
 gf_status gf_cpu_convolve(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const struct gf_convolve_args *k = &s->convolve;
+    const struct gf_convolve_args *k = &GF_CONVOLVE_ARGS(s);
     const int W = in->width, H = in->height, C = in->channels, cc = gf_color_channels(C), d = in->depth;
     const long rx = kernel_reach(k->ox, k->w), ry = kernel_reach(k->oy, k->h);
     const int64_t bias = gf_convolve_bias(s, d);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "crop.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_crop;
@@ -16,22 +17,24 @@ static gf_status parse_crop(gf_step *s, const char *arg)
 {
     double w, h;
     int flags;
-    if (gf_arg_geometry(arg, &w, &h, &flags, &s->crop.x, &s->crop.y) || flags || w < 1 || h < 1 || w != floor(w) ||
-        h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)
+    if (gf_arg_geometry(arg, &w, &h, &flags, &GF_CROP_ARGS(s).x, &GF_CROP_ARGS(s).y) || flags || w < 1 || h < 1 ||
+        w != floor(w) || h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)
         return gf_error(GF_EINVAL, "invalid -crop '%s' (want WxH+X+Y)", arg);
-    s->crop.width = (int)w;
-    s->crop.height = (int)h;
+    GF_CROP_ARGS(s).width = (int)w;
+    GF_CROP_ARGS(s).height = (int)h;
     return GF_OK;
 }
 
 static gf_status shape_crop(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
-    const long x0 = s->crop.x > 0 ? s->crop.x : 0, y0 = s->crop.y > 0 ? s->crop.y : 0;
-    const long x1 = s->crop.x + s->crop.width < in->width ? s->crop.x + s->crop.width : in->width;
-    const long y1 = s->crop.y + s->crop.height < in->height ? s->crop.y + s->crop.height : in->height;
+    const long x0 = GF_CROP_ARGS(s).x > 0 ? GF_CROP_ARGS(s).x : 0, y0 = GF_CROP_ARGS(s).y > 0 ? GF_CROP_ARGS(s).y : 0;
+    const long x1 =
+        GF_CROP_ARGS(s).x + GF_CROP_ARGS(s).width < in->width ? GF_CROP_ARGS(s).x + GF_CROP_ARGS(s).width : in->width;
+    const long y1 = GF_CROP_ARGS(s).y + GF_CROP_ARGS(s).height < in->height ? GF_CROP_ARGS(s).y + GF_CROP_ARGS(s).height
+                                                                            : in->height;
     if (x1 <= x0 || y1 <= y0)
-        return gf_error(GF_EINVAL, "-crop %dx%d%+ld%+ld lies outside the %dx%d image", s->crop.width, s->crop.height,
-                        s->crop.x, s->crop.y, in->width, in->height);
+        return gf_error(GF_EINVAL, "-crop %dx%d%+ld%+ld lies outside the %dx%d image", GF_CROP_ARGS(s).width,
+                        GF_CROP_ARGS(s).height, GF_CROP_ARGS(s).x, GF_CROP_ARGS(s).y, in->width, in->height);
     *out = *in;
     out->width = (int)(x1 - x0);
     out->height = (int)(y1 - y0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // -grayscale: gf_gray_value (numeric.h) of each pixel's colour and its alpha
 // copied, as src/ops/grayscale/grayscale_ref.c; a gray image is copied as it is.
+#include "grayscale.h"
 #include "kernel_util.cuh"
 
 namespace
@@ -65,8 +66,8 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const unsigned blocks = gf_loop_blocks(gf_blocks(pixels / 4 + 1, 256));
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         if constexpr (C >= 3) {
-            grayscale<T, C>
-                <<<blocks, 256, 0, st>>>((const T *)in->data, (T *)out->data, pixels, (int)s->grayscale.weights);
+            grayscale<T, C><<<blocks, 256, 0, st>>>((const T *)in->data, (T *)out->data, pixels,
+                                                    (int)GF_GRAYSCALE_ARGS(s).weights);
             GF_LAUNCH_CHECK();
         }
         return cudaSuccess;

@@ -7,8 +7,9 @@
 
 #include "vector.h"
 
-#include "sample.h"
+#include "grayscale.h"
 #include "parallel.h"
+#include "sample.h"
 
 struct gray {
     const gf_step *s;
@@ -52,7 +53,7 @@ static void band(void *ctx, int k)
 {
     const struct gray *m = ctx;
     const gf_image *in = m->in;
-    const int W = in->width, C = in->channels, OC = m->out->channels, weights = m->s->grayscale.weights;
+    const int W = in->width, C = in->channels, OC = m->out->channels, weights = GF_GRAYSCALE_ARGS(m->s).weights;
     const int y0 = k * m->rows, y1 = y0 + m->rows < in->height ? y0 + m->rows : in->height;
     const size_t first = (size_t)y0 * W, n = (size_t)(y1 - y0) * W;
     if (in->depth == 8) {

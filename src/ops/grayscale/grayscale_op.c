@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grayscale.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_grayscale;
@@ -18,7 +19,7 @@ static gf_status parse_grayscale(gf_step *s, const char *arg)
     static const char *const names[] = {"rec601", "rec709", "average"};
     for (int i = 0; i < 3; i++)
         if (!arg || !strcasecmp(arg, names[i])) {
-            s->grayscale.weights = (enum gf_gray_weights)i;
+            GF_GRAYSCALE_ARGS(s).weights = (enum gf_gray_weights)i;
             return GF_OK;
         }
     return gf_error(GF_EINVAL, "invalid -grayscale variant '%s' (want rec601, rec709 or average)", arg);

@@ -3,6 +3,7 @@
  * gf_gray_value (numeric.h); alpha is copied; gray stays as it is. */
 #include "config.h"
 
+#include "grayscale.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_grayscale;
@@ -15,7 +16,7 @@ gf_status gf_cpu_grayscale(const gf_step *s, const gf_image *in, gf_image *out)
         const size_t i = p * C, o = p * OC;
         put(out->data, o, d,
             C >= 3 ? gf_gray_value(ld(in->data, i, d), ld(in->data, i + 1, d), ld(in->data, i + 2, d),
-                                   s->grayscale.weights)
+                                   GF_GRAYSCALE_ARGS(s).weights)
                    : ld(in->data, i, d));
         if (OC == 2)
             put(out->data, o + 1, d, ld(in->data, i + C - 1, d));

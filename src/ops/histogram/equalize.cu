@@ -10,6 +10,7 @@
 //     thread per sample.
 #include <cub/block/block_scan.cuh>
 
+#include "histogram.h"
 #include "kernel_util.cuh"
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "histogram.h"
 #include "sample.h"
 
 void gf_equalize_luts(const gf_image *img, const uint64_t *counts, uint32_t *lut)

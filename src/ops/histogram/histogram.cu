@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "histogram.h"
 #include "kernel_util.cuh"
 
 namespace {
@@ -197,7 +198,7 @@ gf_status finish(gf_cuda *cu, const gf_step *s, const gf_image *in)
     if (!st)
         st = gf_cuda_status(cudaMemcpy(host, d, n * sizeof *host, cudaMemcpyDeviceToHost), "histogram download");
     if (!st)
-        st = gf_histogram_write(s->report.path, in, bins, host);
+        st = gf_histogram_write(GF_REPORT_ARGS(s).path, in, bins, host);
     free(host);
     return st;
 }

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample.h"
+#include "histogram.h"
 #include "parallel.h"
+#include "sample.h"
 
 struct count {
     const gf_image *img;
@@ -104,7 +105,7 @@ gf_status gf_fast_histogram(const gf_step *s, const gf_image *in, gf_image *out,
     uint64_t *counts = NULL;
     gf_status st = alloc_array((size_t)in->channels * bins, sizeof *counts, (void **)&counts);
     if (!st && !(st = count(in, bins, counts, threads)))
-        st = gf_histogram_write(s->report.path, in, bins, counts);
+        st = gf_histogram_write(GF_REPORT_ARGS(s).path, in, bins, counts);
     free(counts);
     return st;
 }

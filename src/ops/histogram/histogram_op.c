@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "histogram.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_equalize;
@@ -24,7 +25,7 @@ static gf_status apply_bins(gf_step *s, const char *a)
     const long long v = *a && !isspace((unsigned char)*a) ? strtoll(a, &end, 10) : 0;
     if (!v || *end || v < 1 || v > 65536 || (v & (v - 1)))
         return gf_error(GF_EINVAL, "invalid -bins '%s' (want a power of two up to 65536)", a);
-    s->report.bins = (int)v;
+    GF_HISTOGRAM_ARGS(s).bins = (int)v;
     return GF_OK;
 }
 

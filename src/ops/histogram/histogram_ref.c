@@ -4,11 +4,12 @@
 
 #include <stdlib.h>
 
+#include "histogram.h"
 #include "sample.h"
 
 int gf_histogram_bins(const gf_step *s, int depth)
 {
-    int bins = s->report.bins ? s->report.bins : 256;
+    int bins = GF_HISTOGRAM_ARGS(s).bins ? GF_HISTOGRAM_ARGS(s).bins : 256;
     return depth == 8 && bins > 256 ? 256 : bins;
 }
 
@@ -37,7 +38,7 @@ gf_status gf_cpu_histogram(const gf_step *s, const gf_image *in, gf_image *out)
     if (st)
         return st;
     if (!(st = gf_histogram_count(in, bins, counts)))
-        st = gf_histogram_write(s->report.path, in, bins, counts);
+        st = gf_histogram_write(GF_REPORT_ARGS(s).path, in, bins, counts);
     free(counts);
     return st;
 }

@@ -10,6 +10,7 @@
 // colour channels, and copies alpha.  The row pitch (TX + 2) C words is odd
 // for C = 1, 3 and 2 mod 4 for C = 2, 4: a warp reading 32 neighbouring pixels
 // of a row hits distinct banks for C = 1, at most 2-way for the others.
+#include "laplacian.h"
 #include "words3x3.cuh"
 
 namespace {
@@ -171,7 +172,7 @@ int choose(const gf_step *, const gf_image *in)
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const int W = in->width, H = in->height, border = s->border;
-    const bool k4 = s->laplacian.neighbours == 4;
+    const bool k4 = GF_LAPLACIAN_ARGS(s).neighbours == 4;
     const uint32_t maxval = gf_maxval(in->depth);
     const cudaStream_t st = gf_cuda_stream(cu);
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {

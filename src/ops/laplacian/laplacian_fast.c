@@ -12,9 +12,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "sample.h"
-#include "parallel.h"
+#include "laplacian.h"
 #include "line.h"
+#include "parallel.h"
+#include "sample.h"
 
 struct laplacian {
     const gf_image *in;
@@ -84,7 +85,7 @@ gf_fast_fn gf_fast_laplacian;
 
 gf_status gf_fast_laplacian(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    struct laplacian l = {.in = in, .out = out, .four = s->laplacian.neighbours == 4};
+    struct laplacian l = {.in = in, .out = out, .four = GF_LAPLACIAN_ARGS(s).neighbours == 4};
     long *mx = NULL, *my = NULL;
     gf_status st;
     if ((st = border_map(in->width, 1, s->border, &mx)) || (st = border_map(in->height, 1, s->border, &my)))

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "laplacian.h"
 #include "op.h"
 
 gf_cpu_fn gf_cpu_laplacian;
@@ -16,9 +17,9 @@ GF_CUDA_OP(laplacian);
 static gf_status parse_laplacian(gf_step *s, const char *arg)
 {
     if (!arg || !strcmp(arg, "8"))
-        s->laplacian.neighbours = 8;
+        GF_LAPLACIAN_ARGS(s).neighbours = 8;
     else if (!strcmp(arg, "4"))
-        s->laplacian.neighbours = 4;
+        GF_LAPLACIAN_ARGS(s).neighbours = 4;
     else
         return gf_error(GF_EINVAL, "invalid -laplacian variant '%s' (want 4 or 8)", arg);
     return GF_OK;

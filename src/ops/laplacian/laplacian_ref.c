@@ -3,6 +3,7 @@
  * 4-neighbour kernel), saturated to the sample range; alpha is copied. */
 #include "config.h"
 
+#include "laplacian.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_laplacian;
@@ -26,9 +27,10 @@ gf_status gf_cpu_laplacian(const gf_step *s, const gf_image *in, gf_image *out)
                         long sx = mx[x + i], sy = my[y + j];
                         v[j][i] = (sx < 0 || sy < 0) ? 0 : ld(in->data, ((size_t)sy * W + sx) * C + c, d);
                     }
-                int64_t r = s->laplacian.neighbours == 4 ? 4 * v[1][1] - v[0][1] - v[1][0] - v[1][2] - v[2][1]
-                                            : 9 * v[1][1] - (v[0][0] + v[0][1] + v[0][2] + v[1][0] + v[1][1] +
-                                                             v[1][2] + v[2][0] + v[2][1] + v[2][2]);
+                int64_t r = GF_LAPLACIAN_ARGS(s).neighbours == 4
+                                ? 4 * v[1][1] - v[0][1] - v[1][0] - v[1][2] - v[2][1]
+                                : 9 * v[1][1] - (v[0][0] + v[0][1] + v[0][2] + v[1][0] + v[1][1] + v[1][2] + v[2][0] +
+                                                 v[2][1] + v[2][2]);
                 if (r < 0)
                     r = -r;
                 put(out->data, o + c, d, (uint32_t)(r > max ? max : r));

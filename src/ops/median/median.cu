@@ -15,6 +15,7 @@
 //   of (the largest of the rows' least, the median of their middles, the
 //   least of their largest), two samples an instruction (__vminu2).
 #include "kernel_util.cuh"
+#include "rank/rank.h"
 
 namespace
 {
@@ -120,12 +121,12 @@ const char *const paths[] = {"tiled selection", "3x3 sorted rows", nullptr};
 
 int choose(const gf_step *s, const gf_image *)
 {
-    return s->rank.radius == 1 ? ROWS3 : SELECTION;
+    return GF_RANK_ARGS(s).radius == 1 ? ROWS3 : SELECTION;
 }
 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    const int R = s->rank.radius;
+    const int R = GF_RANK_ARGS(s).radius;
     const dim3 grid(gf_blocks(in->width, TX), gf_blocks(in->height, TY)), block(TX, THREADS_Y);
     const size_t smem = (size_t)(TY + 2 * R) * (TX + 2 * R) * in->channels * (in->depth / 8);
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {

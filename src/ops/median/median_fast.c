@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parallel.h"
 #include "line.h"
+#include "parallel.h"
+#include "rank/rank.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* jamming the offsets' loops into the samples' loop would leave the latter scalar */
@@ -146,7 +147,7 @@ MEDIAN_SELECT(median_select16, uint16_t)
 static void band_select(struct median *m, long y0, long y1)
 {
     const gf_image *in = m->in;
-    const long R = m->s->rank.radius, K = 2 * R + 1;
+    const long R = GF_RANK_ARGS(m->s).radius, K = 2 * R + 1;
     const size_t C = (size_t)in->channels, n = (size_t)in->width * C, pad = n + 2 * (size_t)R * C;
     const size_t lane = in->depth == 8 && K * K < 256 ? 1 : 2;
     const unsigned k = (unsigned)(K * K / 2);                   /* K * K <= 961: counts fit 16 bits */
@@ -179,7 +180,7 @@ static void band(void *ctx, int k)
 {
     struct median *m = ctx;
     const long y0 = k * m->per, y1 = y0 + m->per < m->in->height ? y0 + m->per : m->in->height;
-    if (m->s->rank.radius == 1)
+    if (GF_RANK_ARGS(m->s).radius == 1)
         band3(m, y0, y1);
     else
         band_select(m, y0, y1);
@@ -193,11 +194,11 @@ gf_status gf_fast_median(const gf_step *s, const gf_image *in, gf_image *out, in
     struct median m = {.s = s, .in = in, .out = out};
     long *mx = NULL, *my = NULL;
     gf_status st = GF_OK;
-    if ((st = border_map(in->width, s->rank.radius, s->border, &mx)) ||
-        (st = border_map(in->height, s->rank.radius, s->border, &my)))
+    if ((st = border_map(in->width, GF_RANK_ARGS(s).radius, s->border, &mx)) ||
+        (st = border_map(in->height, GF_RANK_ARGS(s).radius, s->border, &my)))
         goto out;
     m.mx = mx, m.my = my;
-    m.per = gf_band_rows(in->height, s->rank.radius, threads);
+    m.per = gf_band_rows(in->height, GF_RANK_ARGS(s).radius, threads);
     atomic_init(&m.failed, GF_OK);
     gf_parallel_for((int)((in->height + m.per - 1) / m.per), threads, band, &m);
     st = (gf_status)atomic_load(&m.failed);

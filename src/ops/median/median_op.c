@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "median.h"
 #include "op.h"
+#include "rank/rank.h"
 
 gf_cpu_fn gf_cpu_median;
 gf_fast_fn gf_fast_median;
@@ -15,12 +17,12 @@ GF_CUDA_OP(median);
 
 static gf_status parse_median(gf_step *s, const char *arg)
 {
-    return gf_arg_radius("median", arg, GF_MEDIAN_MAX, &s->rank.radius);
+    return gf_arg_radius("median", arg, GF_MEDIAN_MAX, &GF_RANK_ARGS(s).radius);
 }
 
 static double ns_median(const gf_step *s) /* the reference counts each 8-bit window into bins */
 {
-    const double n = (2.0 * s->rank.radius + 1) * (2.0 * s->rank.radius + 1);
+    const double n = (2.0 * GF_RANK_ARGS(s).radius + 1) * (2.0 * GF_RANK_ARGS(s).radius + 1);
     return 100.0 + 2.0 * n;
 }
 

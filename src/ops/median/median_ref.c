@@ -5,6 +5,7 @@
  * 8-bit windows are counted into 256 bins rather than sorted. */
 #include "config.h"
 
+#include "rank/rank.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_median;
@@ -39,7 +40,7 @@ static int ascending(const void *a, const void *b)
 gf_status gf_median_rows(const gf_step *s, const gf_image *in, gf_image *out, long y0, long y1)
 {
     const int W = in->width, H = in->height, C = in->channels, cc = gf_color_channels(C), d = in->depth;
-    const long R = s->rank.radius, n = (2 * R + 1) * (2 * R + 1);
+    const long R = GF_RANK_ARGS(s).radius, n = (2 * R + 1) * (2 * R + 1);
     long *mx = NULL, *my = NULL;
     uint32_t *v = NULL;
     long count[256] = {0};

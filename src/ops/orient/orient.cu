@@ -14,6 +14,7 @@
 // one pixel per load and store, the tile padded to [32][33] pixels so that a
 // column read by a warp falls in 32 different banks for 4-byte pixels.
 #include "kernel_util.cuh"
+#include "orient.h"
 
 namespace {
 
@@ -455,12 +456,13 @@ template <int B> cudaError_t launch(const gf_image *in, gf_image *out, enum gf_o
 
 int choose(const gf_step *s, const gf_image *in)
 {
-    return choose_path(in, s->orient.orient);
+    return choose_path(in, GF_ORIENT_ARGS(s).orient);
 }
 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
-    return gf_cuda_status(gf_orient_launch(in, out, s->orient.orient, gf_cuda_stream(cu)), "orientation kernel");
+    return gf_cuda_status(gf_orient_launch(in, out, GF_ORIENT_ARGS(s).orient, gf_cuda_stream(cu)),
+                          "orientation kernel");
 }
 
 } // namespace

@@ -11,8 +11,9 @@
 
 #include <string.h>
 
-#include "sample.h"
+#include "orient.h"
 #include "parallel.h"
+#include "sample.h"
 
 enum { TILE = 64 };
 
@@ -98,6 +99,6 @@ void gf_fast_orient_image(enum gf_orient o, const gf_image *in, gf_image *out, i
 
 gf_status gf_fast_orient(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
-    gf_fast_orient_image(s->orient.orient, in, out, threads);
+    gf_fast_orient_image(GF_ORIENT_ARGS(s).orient, in, out, threads);
     return GF_OK;
 }

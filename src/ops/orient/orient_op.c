@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "op.h"
+#include "orient.h"
 
 gf_cpu_fn gf_cpu_orient;
 gf_fast_fn gf_fast_orient;
@@ -18,7 +19,7 @@ GF_CUDA_OP(orient);
     static gf_status parse_##name(gf_step *s, const char *arg)                                                         \
     {                                                                                                                  \
         (void)arg;                                                                                                     \
-        s->orient.orient = value;                                                                                      \
+        GF_ORIENT_ARGS(s).orient = value;                                                                              \
         return GF_OK;                                                                                                  \
     }
 ORIENT_PARSER(transpose, GF_ORIENT_TRANSPOSE)
@@ -28,7 +29,7 @@ ORIENT_PARSER(flop, GF_ORIENT_FLOP)
 
 static gf_status shape_orient(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
-    gf_swap_sides(s->orient.orient, in, out);
+    gf_swap_sides(GF_ORIENT_ARGS(s).orient, in, out);
     return GF_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "orient.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_orient;
@@ -25,6 +26,6 @@ void gf_orient_image(enum gf_orient o, const gf_image *in, gf_image *out)
 
 gf_status gf_cpu_orient(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    gf_orient_image(s->orient.orient, in, out);
+    gf_orient_image(GF_ORIENT_ARGS(s).orient, in, out);
     return GF_OK;
 }

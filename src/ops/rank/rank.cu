@@ -23,6 +23,7 @@
 #include <algorithm>
 
 #include "kernel_util.cuh"
+#include "rank.h"
 
 namespace
 {
@@ -119,7 +120,7 @@ const char *const paths[] = {"tiled (radius up to 8)", "van Herk / Gil-Werman co
 
 int choose(const gf_step *s, const gf_image *)
 {
-    return s->rank.radius <= TILE_R ? TILED : VHGW;
+    return GF_RANK_ARGS(s).radius <= TILE_R ? TILED : VHGW;
 }
 
 // One pass down the columns of in (W x H) into out, through g and h.
@@ -141,7 +142,7 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const int W = in->width, H = in->height, C = in->channels, B = in->depth / 8;
     const cudaStream_t st = gf_cuda_stream(cu);
     if (choose(s, in) == TILED) {
-        const int R = (int)s->rank.radius, side = TILE + 2 * R;
+        const int R = (int)GF_RANK_ARGS(s).radius, side = TILE + 2 * R;
         const size_t smem = ((size_t)side * gf_lane_words(side * C) + (size_t)side * TILE * C / 2) * 4;
         const cudaError_t e = gf_dispatch(in, [&]<typename T, int CC>() -> cudaError_t {
             auto run = [&]<bool MAX>() -> cudaError_t {
@@ -150,13 +151,13 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
                 GF_LAUNCH_CHECK();
                 return cudaSuccess;
             };
-            return s->rank.max ? run.template operator()<true>() : run.template operator()<false>();
+            return GF_RANK_ARGS(s).max ? run.template operator()<true>() : run.template operator()<false>();
         });
         return gf_cuda_status(e, "erode/dilate kernel");
     }
     const size_t image = (size_t)W * H * C * B;
     // g and h for the longer pass: P = side + 2R <= 3 side rows of the other side's samples
-    const long rw = gf_rank_radius(s->rank.radius, W), rh = gf_rank_radius(s->rank.radius, H);
+    const long rw = gf_rank_radius(GF_RANK_ARGS(s).radius, W), rh = gf_rank_radius(GF_RANK_ARGS(s).radius, H);
     const size_t gh = std::max((size_t)(H + 2 * rh) * W, (size_t)(W + 2 * rw) * H) * C * B;
     void *scratch;
     gf_status status = gf_cuda_scratch(cu, 2 * image + 2 * gh, "erode/dilate buffers", &scratch);
@@ -168,18 +169,19 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     void *g = p + 2 * image, *h = p + 2 * image + gh;
     cudaError_t e = gf_dispatch(in, [&]<typename T, int>() -> cudaError_t {
         auto run = [&]<bool MAX>() -> cudaError_t {
-            cudaError_t e2 = columns<T, MAX>(in, &a, (T *)g, (T *)h, s->rank.radius, s->border, st); // a: columns
+            cudaError_t e2 =
+                columns<T, MAX>(in, &a, (T *)g, (T *)h, GF_RANK_ARGS(s).radius, s->border, st); // a: columns
             if (e2 == cudaSuccess)
                 e2 = gf_orient_launch(&a, &b, GF_ORIENT_TRANSPOSE, st); // b: H x W
             gf_image c = b;
             c.data = a.data;
             if (e2 == cudaSuccess)
-                e2 = columns<T, MAX>(&b, &c, (T *)g, (T *)h, s->rank.radius, s->border, st); // the rows
+                e2 = columns<T, MAX>(&b, &c, (T *)g, (T *)h, GF_RANK_ARGS(s).radius, s->border, st); // the rows
             if (e2 == cudaSuccess)
                 e2 = gf_orient_launch(&c, out, GF_ORIENT_TRANSPOSE, st);
             return e2;
         };
-        return s->rank.max ? run.template operator()<true>() : run.template operator()<false>();
+        return GF_RANK_ARGS(s).max ? run.template operator()<true>() : run.template operator()<false>();
     });
     return gf_cuda_status(e, "erode/dilate kernels");
 }

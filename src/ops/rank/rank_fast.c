@@ -19,9 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample.h"
-#include "parallel.h"
 #include "line.h"
+#include "parallel.h"
+#include "rank.h"
+#include "sample.h"
 
 enum { S = 512, DIRECT = 8 }; /* samples a strip of the columns pass; the direct windows' largest radius */
 
@@ -66,7 +67,7 @@ static void rows_band(void *ctx, int k)
     const gf_image *in = m->in;
     const long W = in->width, C = in->channels, R = m->R, K = 2 * R + 1, P = W + 2 * R;
     const long y0 = k * m->per, y1 = y0 + m->per < in->height ? y0 + m->per : in->height;
-    const int max = m->s->rank.max;
+    const int max = GF_RANK_ARGS(m->s).max;
     uint16_t *line = malloc((size_t)P * C * 3 * sizeof *line), *g = line + P * C, *h = g + P * C;
     if (!line) {
         atomic_store(&m->failed, 1);
@@ -114,7 +115,7 @@ static void strip(void *ctx, int k)
     gf_image *out = m->out;
     const long H = out->height, N = (long)out->width * out->channels, R = m->R, K = 2 * R + 1, P = H + 2 * R;
     const long j0 = k * S, n = j0 + S < N ? S : N - j0;
-    const int max = m->s->rank.max;
+    const int max = GF_RANK_ARGS(m->s).max;
     uint16_t *g = malloc((size_t)P * n * 2 * sizeof *g), *h = g ? g + P * n : NULL;
     if (!g) {
         atomic_store(&m->failed, 1);
@@ -161,9 +162,10 @@ static void direct_band(void *ctx, int k)
     struct rank *m = ctx;
     const gf_image *in = m->in;
     const long W = in->width, H = in->height, C = in->channels, n = W * C;
-    const long Rx = gf_rank_radius(m->s->rank.radius, W), Ry = gf_rank_radius(m->s->rank.radius, H), K = 2 * Ry + 1;
+    const long Rx = gf_rank_radius(GF_RANK_ARGS(m->s).radius, W), Ry = gf_rank_radius(GF_RANK_ARGS(m->s).radius, H),
+               K = 2 * Ry + 1;
     const long y0 = k * m->per, y1 = y0 + m->per < H ? y0 + m->per : H, span = 2 * Rx + 1;
-    const int max = m->s->rank.max;
+    const int max = GF_RANK_ARGS(m->s).max;
     const size_t lane = in->depth == 8 ? 1 : 2, L = (size_t)(n + 2 * Rx * C);
     uint8_t *line = malloc((L + (size_t)(K + 1) * (size_t)n) * lane);
     if (!line) {
@@ -203,7 +205,8 @@ gf_status gf_fast_rank(const gf_step *s, const gf_image *in, gf_image *out, int 
     const size_t N = (size_t)in->width * in->channels;
     struct rank m = {.s = s, .in = in, .out = out};
     atomic_init(&m.failed, 0);
-    const long rx = gf_rank_radius(s->rank.radius, in->width), ry = gf_rank_radius(s->rank.radius, in->height);
+    const long rx = gf_rank_radius(GF_RANK_ARGS(s).radius, in->width),
+               ry = gf_rank_radius(GF_RANK_ARGS(s).radius, in->height);
     const int direct = rx <= DIRECT && ry <= DIRECT;
     m.per = direct ? gf_band_rows(in->height, ry, threads) : (in->height + 4L * threads - 1) / (4L * threads);
     const int tasks = (int)((in->height + m.per - 1) / m.per);

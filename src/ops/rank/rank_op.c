@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "op.h"
+#include "rank.h"
 
 gf_cpu_fn gf_cpu_rank;
 gf_fast_fn gf_fast_rank;
@@ -25,7 +26,7 @@ static gf_status parse_dilate(gf_step *s, const char *arg)
 
 static double ns_rank(const gf_step *s) /* the reference: 2 (2R + 1) comparisons a sample */
 {
-    return 2.0 + 1.5 * (s->rank.radius < 1000 ? s->rank.radius : 1000);
+    return 2.0 + 1.5 * (GF_RANK_ARGS(s).radius < 1000 ? GF_RANK_ARGS(s).radius : 1000);
 }
 
 const gf_op gf_op_erode = {

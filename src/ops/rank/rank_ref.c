@@ -6,6 +6,7 @@
  * line, and for the zero border a zero): gf_rank_radius. */
 #include "config.h"
 
+#include "rank.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_rank;
@@ -17,7 +18,7 @@ static gf_status pass(const gf_step *s, const gf_image *in, gf_image *out, int r
     const long W = in->width, H = in->height, C = in->channels, d = in->depth;
     const long len = rows ? W : H, lines = rows ? H * C : W * C;
     const size_t step = rows ? (size_t)C : (size_t)W * C;
-    const long R = gf_rank_radius(s->rank.radius, len);
+    const long R = gf_rank_radius(GF_RANK_ARGS(s).radius, len);
     long *map = NULL;
     gf_status st = border_map(len, R, s->border, &map);
     if (st)
@@ -25,10 +26,10 @@ static gf_status pass(const gf_step *s, const gf_image *in, gf_image *out, int r
     for (long l = 0; l < lines; l++) {
         const size_t base = rows ? (size_t)(l / C) * W * C + (size_t)(l % C) : (size_t)l;
         for (long i = 0; i < len; i++) {
-            uint32_t v = s->rank.max ? 0 : gf_maxval((int)d);
+            uint32_t v = GF_RANK_ARGS(s).max ? 0 : gf_maxval((int)d);
             for (long k = i; k <= i + 2 * R; k++) {
                 const uint32_t x = map[k] < 0 ? 0 : ld(in->data, base + (size_t)map[k] * step, (int)d);
-                v = s->rank.max ? (x > v ? x : v) : (x < v ? x : v);
+                v = GF_RANK_ARGS(s).max ? (x > v ? x : v) : (x < v ? x : v);
             }
             put(out->data, base + (size_t)i * step, (int)d, v);
         }

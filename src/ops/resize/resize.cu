@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "kernel_util.cuh"
+#include "resize.h"
 
 namespace
 {

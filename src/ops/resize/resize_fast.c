@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample.h"
 #include "parallel.h"
+#include "resize.h"
+#include "sample.h"
 
 struct resize {
     const gf_image *in;

@@ -9,6 +9,7 @@
 
 #include "codec.h"
 #include "op.h"
+#include "resize.h"
 
 gf_cpu_fn gf_cpu_resize;
 gf_fast_fn gf_fast_resize;
@@ -23,7 +24,7 @@ static gf_status parse_resize(gf_step *s, const char *arg)
         (!(flags & GF_GEOM_PERCENT) && (w != floor(w) || h != floor(h) || w > GF_MAX_DIM || h > GF_MAX_DIM)) ||
         ((flags & GF_GEOM_EXACT) && (w <= 0 || h <= 0) && !(flags & GF_GEOM_PERCENT)))
         return gf_error(GF_EINVAL, "invalid -resize '%s' (want WxH, WxH!, WxH^, WxH>, WxH<, N%%, W or xH)", arg);
-    s->resize = (struct gf_resize_args){.width = w, .height = h, .flags = flags};
+    GF_RESIZE_ARGS(s) = (struct gf_resize_args){.width = w, .height = h, .flags = flags};
     return GF_OK;
 }
 
@@ -33,7 +34,7 @@ static gf_status apply_filter(gf_step *s, const char *a)
     static const char *const names[] = {"point", "box", "linear", "catrom", "mitchell", "lanczos"};
     for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
         if (!strcasecmp(a, names[i])) {
-            s->resize.filter = GF_FILTER_POINT + i;
+            GF_RESIZE_ARGS(s).filter = GF_FILTER_POINT + i;
             return GF_OK;
         }
     return gf_error(GF_EINVAL, "invalid -filter '%s' (want point, box, linear, catrom, mitchell or lanczos)", a);
@@ -55,7 +56,7 @@ static double side(double scale, int n)
 
 static gf_status shape_resize(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
-    const struct gf_resize_args *r = &s->resize;
+    const struct gf_resize_args *r = &GF_RESIZE_ARGS(s);
     double w, h;
     if (r->flags & GF_GEOM_PERCENT) { /* one percentage serves both sides */
         const double pw = r->width > 0 ? r->width : r->height, ph = r->height > 0 ? r->height : pw;

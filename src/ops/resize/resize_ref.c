@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "resize.h"
 #include "sample.h"
 
 static double sinc(double x)
@@ -200,7 +201,7 @@ static gf_status cached_axis_taps(enum gf_filter f, int in_n, int out_n, gf_resi
 gf_status gf_resize_plan(const gf_step *s, const gf_shape *in, const gf_shape *out, gf_resize_taps *tx,
                          gf_resize_taps *ty)
 {
-    enum gf_filter f = s->resize.filter;
+    enum gf_filter f = GF_RESIZE_ARGS(s).filter;
     if (f == GF_FILTER_DEFAULT)
         f = (double)out->width * out->height > (double)in->width * in->height ? GF_FILTER_MITCHELL : GF_FILTER_LANCZOS;
     gf_status st = cached_axis_taps(f, in->width, out->width, tx);

@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "kernel_util.cuh"
+#include "rotate.h"
 
 namespace {
 
@@ -201,7 +202,7 @@ enum path { BILINEAR };
 
 int choose(const gf_step *s, const gf_image *in)
 {
-    return s->rotate.right ? 1 + gf_orient_path(in, s->rotate.orient) : BILINEAR;
+    return GF_ROTATE_ARGS(s).right ? 1 + gf_orient_path(in, GF_ROTATE_ARGS(s).orient) : BILINEAR;
 }
 
 const char *const paths[] = {"bilinear tiles", "rows", "rows of 16-byte words", "RGB8 rows of 48-byte chunks",
@@ -210,8 +211,8 @@ const char *const paths[] = {"bilinear tiles", "rows", "rows of 16-byte words", 
 gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *out)
 {
     const cudaStream_t st = gf_cuda_stream(cu);
-    if (s->rotate.right)
-        return gf_cuda_status(gf_orient_launch(in, out, s->rotate.orient, st), "orientation kernel");
+    if (GF_ROTATE_ARGS(s).right)
+        return gf_cuda_status(gf_orient_launch(in, out, GF_ROTATE_ARGS(s).orient, st), "orientation kernel");
     const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);
     const gf_rotation r = gf_rotate_plan(s, &is, &os);
     uint32_t b[4];

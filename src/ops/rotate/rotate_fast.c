@@ -14,8 +14,9 @@
 
 #include <math.h>
 
-#include "sample.h"
 #include "parallel.h"
+#include "rotate.h"
+#include "sample.h"
 
 struct rotate {
     const gf_image *in;
@@ -129,8 +130,8 @@ gf_fast_fn gf_fast_rotate;
 gf_status gf_fast_rotate(const gf_step *s, const gf_image *in, gf_image *out, int threads)
 {
     threads = threads < 1 ? 1 : threads;
-    if (s->rotate.right) {
-        gf_fast_orient_image(s->rotate.orient, in, out, threads);
+    if (GF_ROTATE_ARGS(s).right) {
+        gf_fast_orient_image(GF_ROTATE_ARGS(s).orient, in, out, threads);
         return GF_OK;
     }
     const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "op.h"
+#include "rotate.h"
 
 gf_cpu_fn gf_cpu_rotate;
 gf_fast_fn gf_fast_rotate;
@@ -21,29 +22,29 @@ static gf_status parse_rotate(gf_step *s, const char *arg)
     a = fmod(a, 360.0);
     if (a < 0)
         a += 360.0;
-    s->rotate.angle = a == 360.0 ? 0 : a;
+    GF_ROTATE_ARGS(s).angle = a == 360.0 ? 0 : a;
     /* right angles are exact moves: decided here, once, for the shape and both back ends */
     static const enum gf_orient right[4] = {GF_ORIENT_NONE, GF_ORIENT_ROT90, GF_ORIENT_ROT180, GF_ORIENT_ROT270};
-    s->rotate.right = fmod(s->rotate.angle, 90.0) == 0;
-    s->rotate.orient = s->rotate.right ? right[(int)(s->rotate.angle / 90.0)] : GF_ORIENT_NONE;
+    GF_ROTATE_ARGS(s).right = fmod(GF_ROTATE_ARGS(s).angle, 90.0) == 0;
+    GF_ROTATE_ARGS(s).orient = GF_ROTATE_ARGS(s).right ? right[(int)(GF_ROTATE_ARGS(s).angle / 90.0)] : GF_ORIENT_NONE;
     return GF_OK;
 }
 
 static gf_status shape_rotate(const gf_step *s, const gf_shape *in, gf_shape *out)
 {
-    if (s->rotate.right) {
-        gf_swap_sides(s->rotate.orient, in, out);
+    if (GF_ROTATE_ARGS(s).right) {
+        gf_swap_sides(GF_ROTATE_ARGS(s).orient, in, out);
         return GF_OK;
     }
     *out = *in;
-    gf_rotate_shape(s->rotate.angle, in->width, in->height, &out->width, &out->height);
+    gf_rotate_shape(GF_ROTATE_ARGS(s).angle, in->width, in->height, &out->width, &out->height);
     out->channels = gf_rotate_channels(s, in->channels);
     return GF_OK;
 }
 
 static double ns_rotate(const gf_step *s)
 {
-    return s->rotate.right ? 3.0 : 8.0;
+    return GF_ROTATE_ARGS(s).right ? 3.0 : 8.0;
 }
 
 const gf_op gf_op_rotate = {

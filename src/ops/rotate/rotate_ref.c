@@ -9,6 +9,7 @@
 
 #include <math.h>
 
+#include "rotate.h"
 #include "sample.h"
 
 gf_cpu_fn gf_cpu_rotate;
@@ -60,7 +61,7 @@ void gf_rotate_background(const gf_step *s, int out_channels, int depth, uint32_
 
 gf_rotation gf_rotate_plan(const gf_step *s, const gf_shape *in, const gf_shape *out)
 {
-    const double a = s->rotate.angle * M_PI / 180.0, ca = cos(a), sa = sin(a), one = 4294967296.0;
+    const double a = GF_ROTATE_ARGS(s).angle * M_PI / 180.0, ca = cos(a), sa = sin(a), one = 4294967296.0;
     /* the source of output pixel (0, 0): its centre, 0.5 - OW / 2, 0.5 - OH / 2 from the output's */
     const double px = 0.5 - out->width / 2.0, py = 0.5 - out->height / 2.0;
     gf_rotation r = {
@@ -97,8 +98,8 @@ void gf_rotate_pixel(const gf_rotation *r, const uint32_t bg[4], const gf_image 
 
 gf_status gf_cpu_rotate(const gf_step *s, const gf_image *in, gf_image *out)
 {
-    if (s->rotate.right) {
-        gf_orient_image(s->rotate.orient, in, out);
+    if (GF_ROTATE_ARGS(s).right) {
+        gf_orient_image(GF_ROTATE_ARGS(s).orient, in, out);
         return GF_OK;
     }
     const gf_shape is = gf_image_shape(in), os = gf_image_shape(out);

@@ -12,6 +12,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "kernel_util.cuh"
+#include "stats.h"
 
 namespace
 {
@@ -109,7 +110,7 @@ gf_status finish(gf_cuda *cu, const gf_step *s, const gf_image *in)
             t->min = std::min(t->min, host[i].min), t->max = std::max(t->max, host[i].max);
             t->sum += host[i].sum, t->sumsq += host[i].sumsq;
         }
-        st = gf_stats_write(s->report.path, in, total);
+        st = gf_stats_write(GF_REPORT_ARGS(s).path, in, total);
     }
     free(host);
     return st;

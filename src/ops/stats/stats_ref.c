@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "sample.h"
+#include "stats.h"
 
 gf_cpu_fn gf_cpu_stats;
 
@@ -24,5 +25,5 @@ gf_status gf_cpu_stats(const gf_step *s, const gf_image *in, gf_image *out)
             t->sum += v;
             t->sumsq += (uint64_t)v * v;
         }
-    return gf_stats_write(s->report.path, in, st);
+    return gf_stats_write(GF_REPORT_ARGS(s).path, in, st);
 }

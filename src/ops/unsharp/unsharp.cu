@@ -4,6 +4,7 @@
 // gf_unsharp_value (numeric.h) of the input's and the blur's, in place, and
 // copies alpha: as src/ops/unsharp/unsharp_ref.c.
 #include "kernel_util.cuh"
+#include "unsharp.h"
 
 namespace
 {
@@ -33,8 +34,8 @@ gf_status enqueue(gf_cuda *cu, const gf_step *s, const gf_image *in, gf_image *o
     const unsigned blocks = gf_loop_blocks(gf_blocks(pixels, 256));
     const cudaError_t e = gf_dispatch(in, [&]<typename T, int C>() -> cudaError_t {
         unsharp<T, C><<<blocks, 256, 0, gf_cuda_stream(cu)>>>((const T *)in->data, (T *)out->data, pixels,
-                                                              s->unsharp.gain, gf_unsharp_threshold(s, in->depth),
-                                                              gf_maxval(in->depth));
+                                                              GF_UNSHARP_ARGS(s).gain,
+                                                              gf_unsharp_threshold(s, in->depth), gf_maxval(in->depth));
         GF_LAUNCH_CHECK();
         return cudaSuccess;
     });

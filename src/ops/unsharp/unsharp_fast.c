@@ -10,9 +10,10 @@
 
 #include "vector.h"
 
-#include "sample.h"
-#include "parallel.h"
 #include "line.h"
+#include "parallel.h"
+#include "sample.h"
+#include "unsharp.h"
 
 gf_fast_fn gf_fast_unsharp, gf_fast_blur;
 
@@ -40,7 +41,7 @@ static void band(void *ctx, int k)
     const gf_image *in = m->in;
     const size_t W = (size_t)in->width, C = (size_t)in->channels, y0 = (size_t)k * m->rows;
     const size_t y1 = y0 + m->rows < (size_t)in->height ? y0 + m->rows : (size_t)in->height;
-    const int64_t gain = m->s->unsharp.gain;
+    const int64_t gain = GF_UNSHARP_ARGS(m->s).gain;
     if (in->depth != 8 || gain < 0 || gain > GAIN32) {
         gf_unsharp_combine(m->s, in, m->out, y0 * W, y1 * W);
         return;

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "op.h"
+#include "unsharp.h"
 
 gf_cpu_fn gf_cpu_unsharp;
 gf_fast_fn gf_fast_unsharp;
@@ -32,10 +33,10 @@ static gf_status parse_unsharp(gf_step *s, const char *arg)
                         "invalid -unsharp '%s' (want RxSIGMA+AMOUNT+THRESHOLD: R 0 or more, SIGMA > 0, AMOUNT 0 to "
                         "1000, THRESHOLD 0 to 1)",
                         arg);
-    s->unsharp.blur.sigma = sigma;
-    s->unsharp.blur.radius = r > 0 ? (int)r : gf_blur_radius(sigma);
-    s->unsharp.gain = llround(amount * 65536);
-    s->unsharp.threshold = threshold;
+    GF_UNSHARP_ARGS(s).blur.sigma = sigma;
+    GF_UNSHARP_ARGS(s).blur.radius = r > 0 ? (int)r : gf_blur_radius(sigma);
+    GF_UNSHARP_ARGS(s).gain = llround(amount * 65536);
+    GF_UNSHARP_ARGS(s).threshold = threshold;
     return GF_OK;
 }
 
@@ -43,18 +44,18 @@ gf_step gf_unsharp_blur(const gf_step *s)
 {
     gf_step b = *s;
     b.op = gf_op_find("blur");
-    b.blur = s->unsharp.blur;
+    GF_BLUR_ARGS(&b) = GF_UNSHARP_ARGS(s).blur;
     return b;
 }
 
 int64_t gf_unsharp_threshold(const gf_step *s, int depth)
 {
-    return (int64_t)ceil(s->unsharp.threshold * gf_maxval(depth));
+    return (int64_t)ceil(GF_UNSHARP_ARGS(s).threshold * gf_maxval(depth));
 }
 
 static double ns_unsharp(const gf_step *s)
 {
-    return 4.0 + 0.15 * s->unsharp.blur.radius;
+    return 4.0 + 0.15 * GF_UNSHARP_ARGS(s).blur.radius;
 }
 
 const gf_op gf_op_unsharp = {

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sample.h"
+#include "unsharp.h"
 
 void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out, size_t first, size_t end)
 {
@@ -14,7 +15,8 @@ void gf_unsharp_combine(const gf_step *s, const gf_image *in, gf_image *out, siz
         for (int c = 0; c < C; c++) {
             const size_t i = p * C + c;
             put(out->data, i, d,
-                c < cc ? gf_unsharp_value(ld(in->data, i, d), ld(out->data, i, d), s->unsharp.gain, t, gf_maxval(d))
+                c < cc ? gf_unsharp_value(ld(in->data, i, d), ld(out->data, i, d), GF_UNSHARP_ARGS(s).gain, t,
+                                          gf_maxval(d))
                        : ld(in->data, i, d));
         }
 }
