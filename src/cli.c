@@ -393,7 +393,8 @@ gf_status gf_cli_parse(int argc, char **argv, gf_plan *p)
     p->set.limit_memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)4 << 30;
     p->set.keep = GF_KEEP_ALL;
 
-    struct op_settings os = {.n = gf_op_settings(os.list, GF_OP_SETTINGS_MAX)};
+    struct op_settings os = {0};
+    os.n = gf_op_settings(os.list, GF_OP_SETTINGS_MAX);
     const int general = gf_nops + gf_nsettings, nlong = general + os.n;
     struct option *lo = calloc((size_t)nlong + 1, sizeof *lo);
     if (!lo)
