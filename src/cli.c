@@ -3,6 +3,7 @@
  * (ops.c) and the settings table below: `-blur 5`, `--blur 5`, `--blur=5`. */
 #include "config.h"
 #include "cli.h"
+#include "op.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,15 +12,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-static int integer(const char *s, long long lo, long long hi, long long *v)
-{
-    char *end;
-    if (!s || !*s || isspace((unsigned char)*s))
-        return -1;
-    *v = strtoll(s, &end, 10);
-    return (*end || *v < lo || *v > hi) ? -1 : 0;
-}
 
 static gf_status set_border(gf_settings *s, const char *a)
 {
@@ -79,7 +71,7 @@ static gf_status set_device(gf_settings *s, const char *a)
                 goto bad;
             memcpy(item, p, len);
             item[len] = 0;
-            if (integer(item, 0, 1023, &n))
+            if (gf_arg_integer(item, 0, 1023, &n))
                 goto bad;
             s->devices[s->ndevices++] = (int)n;
             p += len;
@@ -100,7 +92,7 @@ bad:
     static gf_status fn(gf_settings *s, const char *a)                                                                \
     {                                                                                                                 \
         long long v;                                                                                                  \
-        if (integer(a, lo, hi, &v))                                                                                   \
+        if (gf_arg_integer(a, lo, hi, &v))                                                                                   \
             return gf_error(GF_EINVAL, "invalid " what " '%s' (want an integer %lld to %lld)", a, (long long)(lo),  \
                             (long long)(hi));                                                                         \
         s->field = v;                                                                                                 \

@@ -10,6 +10,15 @@
 #include "op.h"
 #include "rank/rank.h"
 
+int gf_arg_integer(const char *s, long long lo, long long hi, long long *v)
+{
+    char *end;
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    *v = strtoll(s, &end, 10);
+    return (*end || *v < lo || *v > hi) ? -1 : 0;
+}
+
 int gf_arg_number(const char *s, double *v)
 {
     char *end;

@@ -26,6 +26,8 @@
 
 /* A finite number taking the whole string: 0, else -1. */
 int gf_arg_number(const char *s, double *v);
+/* A decimal integer in [lo, hi], the whole of s (no leading space): 0, else -1. */
+int gf_arg_integer(const char *s, long long lo, long long hi, long long *v);
 /* A decimal number without a sign or exponent at *p (digits and a point:
  * not strtod's hexadecimal, which would read 0x5 as five), *p moved past
  * it; 0 if there is none. */

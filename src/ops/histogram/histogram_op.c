@@ -2,7 +2,6 @@
 /* The descriptors of -histogram, -equalize: arguments, shape, CPU cost and test and benchmark fragments. */
 #include "config.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +20,8 @@ GF_CUDA_OP(histogram);
 /* -bins N: -histogram's bins for 16-bit images, a power of two up to 65536. */
 static gf_status apply_bins(gf_step *s, const char *a)
 {
-    char *end = (char *)a;
-    const long long v = *a && !isspace((unsigned char)*a) ? strtoll(a, &end, 10) : 0;
-    if (!v || *end || v < 1 || v > 65536 || (v & (v - 1)))
+    long long v;
+    if (gf_arg_integer(a, 1, 65536, &v) || (v & (v - 1)))
         return gf_error(GF_EINVAL, "invalid -bins '%s' (want a power of two up to 65536)", a);
     GF_HISTOGRAM_ARGS(s).bins = (int)v;
     return GF_OK;
