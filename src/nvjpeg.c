@@ -10,7 +10,9 @@
  * on many images at once, so the lanes' baseline streams meet in the
  * device's queue: the first lane to find the engines idle decodes every
  * waiting request in one nvjpegDecodeBatched call, while the next batch
- * gathers behind it.  A stream the engines do not take (progressive, too
+ * gathers behind it.  The engines' decoder state sizes its pools once, at
+ * its first batch, for MAX_BATCH images like that batch's first (at most
+ * POOL_PIXELS in all), so that no call allocates.  A stream the engines do not take (progressive, too
  * large for them, no engines) is decoded on the lane's stream: by the
  * GPU-assisted decoder (Huffman decoding on the SMs) where it takes the
  * stream and the image has at least GPU_HUFFMAN_MIN pixels, else by
@@ -40,6 +42,10 @@
 #define GPU_HUFFMAN_MIN (1000 * 1000)
 /* The most pixels nvJPEG's encoder is given optimized Huffman tables for. */
 #define OPTIMIZED_MAX (16384ull * 16384ull)
+/* The most pixels the engines' decoder state keeps pools for: MAX_BATCH
+ * images of the first size it decodes, fewer where they are larger (32
+ * 12-megapixel images take about 1.7 GB of device memory). */
+#define POOL_PIXELS (32ull * 12000000ull)
 /* the flags every handle is tried with, then without strictness */
 #define HANDLE_FLAGS (NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION | NVJPEG_FLAGS_BITSTREAM_STRICT)
 
@@ -84,6 +90,8 @@ struct request {
     size_t n;
     nvjpegImage_t dst; /* device memory no GPU work is using */
     nvjpegOutputFormat_t fmt;
+    int width, height;
+    nvjpegChromaSubsampling_t css;
     nvjpegStatus_t status;
     cudaError_t cuda;
     int done;
@@ -98,6 +106,7 @@ struct engines {
     struct request *waiting;
     int busy;
     nvjpegJpegState_t state; /* made with the handle (or at first use) */
+    int pooled;              /* the state's pools are sized (or could not be) */
     cudaStream_t stream;
 };
 
@@ -143,7 +152,7 @@ static gf_status take_handle(int dev, nvjpegHandle_t *h, int *hardware, double *
             struct engines *e = &devices.engines[dev];
             pthread_mutex_init(&e->lock, NULL);
             pthread_cond_init(&e->done, NULL);
-            e->waiting = NULL, e->busy = 0, e->state = NULL, e->stream = NULL;
+            e->waiting = NULL, e->busy = 0, e->state = NULL, e->pooled = 0, e->stream = NULL;
             if (ms) {
                 ms[0] = gf_now_ms() - t;
                 t = gf_now_ms();
@@ -202,6 +211,18 @@ static nvjpegStatus_t engines_call(struct engines *e, nvjpegHandle_t h, struct r
     if (!e->state && (s = nvjpegJpegStateCreate(h, &e->state)) != NVJPEG_STATUS_SUCCESS) {
         e->state = NULL;
         return s;
+    }
+    if (!e->pooled) {
+        /* pools sized once, for a full batch of images like the first (fewer
+         * if they are large): without them every call allocates and frees its
+         * own buffers.  A pool that cannot be had leaves the calls to do so. */
+        const uint64_t px = (uint64_t)r[0]->width * (uint64_t)r[0]->height;
+        const uint64_t most = px ? POOL_PIXELS / px : 0;
+        const int images = most < 1 ? 1 : most > MAX_BATCH ? MAX_BATCH : (int)most;
+        if (nvjpegDecodeBatchedPreAllocate(h, e->state, images, r[0]->width, r[0]->height, r[0]->css, fmt) !=
+            NVJPEG_STATUS_SUCCESS)
+            (void)cudaGetLastError(); /* a failed allocation's, not the stream's */
+        e->pooled = 1;
     }
     /* initialised for each batch (its size), which also clears a failed one */
     if ((s = nvjpegDecodeBatchedInitialize(h, e->state, k, 1, fmt)) != NVJPEG_STATUS_SUCCESS ||
@@ -472,7 +493,7 @@ gf_status gf_nvjpeg_decode(gf_nvjpeg *j, gf_cuda *cu, const gf_step *steps, int 
     /* the engines do not follow stream order: the buffer must be free first */
     if ((st = gf_cuda_status(cudaStreamSynchronize(j->stream), "before the JPEG engines")))
         return st;
-    struct request r = {.data = buf, .n = n, .dst = dst, .fmt = fmt};
+    struct request r = {.data = buf, .n = n, .dst = dst, .fmt = fmt, .width = w[0], .height = h[0], .css = css};
     engines_decode(j->device, j->h, &r, batch);
     if (r.cuda != cudaSuccess)
         return gf_cuda_status(r.cuda, "the JPEG engines");
