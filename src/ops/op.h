@@ -6,6 +6,8 @@
 #ifndef GF_OP_H
 #define GF_OP_H
 
+#include <stdio.h>
+
 #include "ops.h"
 
 /* A NULL-terminated list of fragments; LIST0 the empty one. */
@@ -41,6 +43,13 @@ enum { GF_GEOM_PERCENT = 1, GF_GEOM_EXACT = 2, GF_GEOM_FILL = 4, GF_GEOM_SHRINK 
 int gf_arg_geometry(const char *a, double *w, double *h, int *flags, long *x, long *y);
 /* A report's file name (-histogram, -stats). */
 gf_status gf_parse_report(gf_step *s, const char *arg);
+/* A report's format, by its file's extension (src/ops/report.c): .csv,
+ * .json, .png, else text. */
+typedef enum { GF_REPORT_TEXT, GF_REPORT_CSV, GF_REPORT_JSON, GF_REPORT_PNG } gf_report_format;
+gf_report_format gf_report_format_of(const char *path);
+/* Writes a report to path, its contents from body(f, ctx); a failure is
+ * named "WHAT PATH: ...". */
+gf_status gf_report_write(const char *what, const char *path, gf_status (*body)(FILE *, void *), void *ctx);
 /* -erode (max 0) and -dilate (max 1): the radius. */
 gf_status gf_parse_rank(gf_step *s, const char *arg, int max);
 /* The shape after a move: sides swapped where `o` transposes. */

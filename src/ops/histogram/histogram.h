@@ -18,7 +18,7 @@ GF_ARGS_FIT(struct gf_histogram_args);
 #define GF_HISTOGRAM_ARGS(step) GF_ARGS(step, struct gf_histogram_args)
 /* Histogram: counts[ch * bins + b]; bins a power of two <= 2^depth (the
  * step's -bins, else 256, at most 2^depth); written by gf_histogram_write
- * (src/histogram_io.c). */
+ * (src/ops/histogram/histogram_ref.c). */
 gf_status gf_histogram_count(const gf_image *img, int bins, uint64_t *counts);
 gf_status gf_histogram_write(const char *path, const gf_image *img, int bins, const uint64_t *counts);
 int gf_histogram_bins(const gf_step *s, int depth);

@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* -stats: one channel's exact moments; written with its mean and standard
- * deviation (population) computed from them (src/histogram_io.c). */
+ * deviation (population) computed from them (src/ops/stats/stats_ref.c). */
 typedef struct gf_channel_stats {
     uint32_t min, max;
     uint64_t sum;
