@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lists the files of the ops and tests for Makefile.am (lists.am: each op
-# folder's src/ops/*/*.h, *_op.c, *_ref.c, *_fast.c, *.cu, *.test, *_cv.py
-# and *.man, and tests/*.test), then generates configure and Makefile.in.  None of this
+# folder's src/ops/*/*.h, *_op.c, *_ref.c, *_fast.c, *.cu, *.test, *_cv.py,
+# *_npp.c and *.man, and tests/*.test), then generates configure and Makefile.in.  None of this
 # output is committed; run it again after adding or removing such a file.
 set -e
 cd "$(dirname "$0")"
@@ -20,6 +20,7 @@ list() {
     list GF_CUDA_SOURCES src/ops/*/*.cu
     list GF_TESTS src/ops/*/*.test tests/*.test
     list GF_PEERS src/ops/*/*_cv.py
+    list GF_NPP_SOURCES src/ops/*/*_npp.c
     list GF_MAN_PARTS src/ops/*/*.man
     for f in src/ops/*/*.cu; do echo "${f%.cu}.\$(OBJEXT): \$(GF_KERNEL_DEPS)"; done
 } > lists.am

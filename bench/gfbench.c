@@ -6,32 +6,23 @@
  * takes; beside them the memory ceiling, a 1-D device-to-device
  * cudaMemcpyAsync of the same bytes, two floors timed the same way (a pass
  * that only reads the image, the fastest of a few launch shapes, and an empty
- * kernel) and, for RGBA8 when built with NPP, NPP's counterpart.
+ * kernel) and, for RGBA8 when built with NPP, NPP's counterpart (each op's
+ * in its folder: src/ops/<folder>/<op>_npp.c).
  *   gfbench [-s WxH] [-n RUNS] [-f FORMAT,...] [-op PREFIX] [-csv FILE] */
 #include "config.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_runtime_api.h>
-#ifdef HAVE_NPP
-#include <npp.h>
-#endif
-
-#include "blur/blur.h"
-#include "box/box.h"
 #include "cli.h"
-#include "convolve/convolve.h"
 #include "cuda.h"
 #include "gf_kernels.h"
-#include "laplacian/laplacian.h"
-#include "rank/rank.h"
+#include <cuda_runtime_api.h>
+#ifdef HAVE_NPP
+#include "npp_peer.h"
+#endif
 #include "readpass.h"
-#include "resize/resize.h"
-#include "rotate/rotate.h"
-#include "unsharp/unsharp.h"
 
 #define CK(x)                                                                                                         \
     do {                                                                                                              \
@@ -59,14 +50,25 @@ static FILE *csv;
 static const char *only; /* -op: the fragments that begin with this */
 
 #ifdef HAVE_NPP
+/* Each op's NPP counterpart, gfb_npp_<op> in its folder (src/ops/npp_peer.h);
+ * NULL where it has none. */
+#define GF_OP(name) extern gfb_npp_fn gfb_npp_##name __attribute__((weak));
+#include "list.h"
+#undef GF_OP
+static const struct {
+    const char *name;
+    gfb_npp_fn *fn;
+} npp_peers[] = {
+#define GF_OP(name) {#name, gfb_npp_##name},
+#include "list.h"
+#undef GF_OP
+};
+
 static NppStreamContext npp;
-static Npp32f *d_gauss;
-static Npp8u *npp_buf;
-static Npp32s *npp_hist[4];
-static Npp8u *npp_work; /* unsharp's and median's device buffers, grown as needed */
+static Npp8u *npp_work; /* gfb_npp_scratch's */
 static size_t npp_work_cap;
 
-static Npp8u *npp_scratch(size_t bytes)
+Npp8u *gfb_npp_scratch(size_t bytes)
 {
     if (bytes > npp_work_cap) {
         CK(cudaFree(npp_work));
@@ -76,114 +78,20 @@ static Npp8u *npp_scratch(size_t bytes)
     return npp_work;
 }
 
-/* NPP's counterpart of a step on RGBA8 (replicate border), or 0 where it has none. */
-static int npp_has(const gf_step *s)
+/* The step's op's NPP counterpart, or NULL. */
+static gfb_npp_fn *npp_peer(const gf_step *s)
 {
-    const char *n = s->op->name;
-    if (!strcmp(n, "blur"))
-        return GF_BLUR_ARGS(s).sigma <= 20; /* beyond 121 taps NPP's Gauss is far off the chart */
-    if (!strcmp(n, "laplacian"))
-        return GF_LAPLACIAN_ARGS(s).neighbours == 8;
-    if (!strcmp(n, "rotate"))
-        return GF_ROTATE_ARGS(s).orient == GF_ORIENT_ROT90;
-    if (!strcmp(n, "convolve"))
-        return !GF_CONVOLVE_ARGS(s).edge;
-    return !strcmp(n, "box") || !strcmp(n, "transpose") || !strcmp(n, "flip") || !strcmp(n, "flop") ||
-           !strcmp(n, "histogram") || !strcmp(n, "resize") || !strcmp(n, "unsharp") || !strcmp(n, "erode") ||
-           !strcmp(n, "dilate") || !strcmp(n, "median");
-}
-
-static void npp_gauss_taps(double sigma, int r)
-{
-    float k[4096];
-    double tot = 0;
-    for (int i = -r; i <= r; i++)
-        tot += k[i + r] = (float)exp(-(double)i * i / (2 * sigma * sigma));
-    for (int i = 0; i < 2 * r + 1; i++)
-        k[i] = (float)(k[i] / tot);
-    CK(cudaMemcpy(d_gauss, k, sizeof(float) * (2 * r + 1), cudaMemcpyHostToDevice));
+    for (size_t i = 0; i < sizeof npp_peers / sizeof npp_peers[0]; i++)
+        if (!strcmp(npp_peers[i].name, s->op->name))
+            return npp_peers[i].fn;
+    return NULL;
 }
 
 static void npp_run(const gf_step *s)
 {
-    const NppiSize size = {in.width, in.height};
-    const NppiPoint zero = {0, 0};
-    const int step = (int)in.stride, ostep = (int)out.stride;
-    const char *n = s->op->name;
-    NppStatus st;
-    if (!strcmp(n, "blur")) {
-        st = nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
-                                                      2 * GF_BLUR_ARGS(s).radius + 1, d_gauss, NPP_BORDER_REPLICATE,
-                                                      npp);
-    } else if (!strcmp(n, "box")) {
-        const int r = GF_BOX_ARGS(s).radius;
-        const NppiSize mask = {2 * r + 1, 2 * r + 1};
-        const NppiPoint anchor = {r, r};
-        st = nppiFilterBoxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, mask, anchor,
-                                            NPP_BORDER_REPLICATE, npp);
-    } else if (!strcmp(n, "laplacian")) {
-        st = nppiFilterLaplaceBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
-                                                NPP_MASK_SIZE_3_X_3, NPP_BORDER_REPLICATE, npp);
-    } else if (!strcmp(n, "transpose")) {
-        st = nppiTranspose_8u_C4R_Ctx(in.data, step, out.data, ostep, size, npp);
-    } else if (!strcmp(n, "flip") || !strcmp(n, "flop")) {
-        st = nppiMirror_8u_C4R_Ctx(in.data, step, out.data, ostep, size,
-                                   !strcmp(n, "flip") ? NPP_HORIZONTAL_AXIS : NPP_VERTICAL_AXIS, npp);
-    } else if (!strcmp(n, "rotate")) { /* 90 degrees, nearest neighbour, shifted onto the output */
-        const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, in.height, in.width};
-        st = nppiRotate_8u_C4R_Ctx(in.data, size, step, src, out.data, ostep, dst, 90, 0, in.width - 1,
-                                   NPPI_INTER_NN, npp);
-    } else if (!strcmp(n, "convolve")) { /* the weights in 2^-16 as integers over 16 */
-        const struct gf_convolve_args *k = &GF_CONVOLVE_ARGS(s);
-        Npp32s q[GF_KERNEL_MAX * GF_KERNEL_MAX];
-        for (int i = 0; i < k->w * k->h; i++)
-            q[i] = (Npp32s)lround(k->q[i] / 4096.0);
-        static Npp32s *d_q;
-        if (!d_q)
-            CK(cudaMalloc((void **)&d_q, sizeof q));
-        CK(cudaMemcpyAsync(d_q, q, sizeof(Npp32s) * k->w * k->h, cudaMemcpyHostToDevice, stream));
-        st = nppiFilterBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size, d_q,
-                                         (NppiSize){k->w, k->h}, (NppiPoint){k->ox, k->oy}, 16,
-                                         NPP_BORDER_REPLICATE, npp);
-    } else if (!strcmp(n, "unsharp")) {
-        const float r = (float)GF_UNSHARP_ARGS(s).blur.radius, sigma = (float)GF_UNSHARP_ARGS(s).blur.sigma;
-        int bytes = 0;
-        if (nppiFilterUnsharpGetBufferSize_8u_C4R(r, sigma, &bytes) != NPP_SUCCESS)
-            bytes = 0;
-        st = nppiFilterUnsharpBorder_8u_C4R_Ctx(
-            in.data, step, zero, out.data, ostep, size, r, sigma, (float)(GF_UNSHARP_ARGS(s).gain / 65536.0),
-            (float)GF_UNSHARP_ARGS(s).threshold, NPP_BORDER_REPLICATE, npp_scratch((size_t)bytes + 1), npp);
-    } else if (!strcmp(n, "erode") || !strcmp(n, "dilate")) {
-        const int r = GF_RANK_ARGS(s).radius;
-        const NppiSize mask = {2 * r + 1, 2 * r + 1};
-        const NppiPoint anchor = {r, r};
-        st = GF_RANK_ARGS(s).max ? nppiFilterMaxBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
-                                                                  mask, anchor, NPP_BORDER_REPLICATE, npp)
-                                 : nppiFilterMinBorder_8u_C4R_Ctx(in.data, step, size, zero, out.data, ostep, size,
-                                                                  mask, anchor, NPP_BORDER_REPLICATE, npp);
-    } else if (!strcmp(n, "median")) { /* no border mode: the inside, R from each edge */
-        const int r = GF_RANK_ARGS(s).radius;
-        const NppiSize roi = {in.width - 2 * r, in.height - 2 * r}, mask = {2 * r + 1, 2 * r + 1};
-        Npp32u bytes = 0;
-        if (nppiFilterMedianGetBufferSize_8u_C4R_Ctx(roi, mask, &bytes, npp) != NPP_SUCCESS)
-            bytes = 0;
-        const size_t at = (size_t)r * in.stride + (size_t)r * 4;
-        st = nppiFilterMedian_8u_C4R_Ctx((const Npp8u *)in.data + at, step, (Npp8u *)out.data + at, ostep, roi, mask,
-                                         (NppiPoint){r, r}, npp_scratch((size_t)bytes + 1), npp);
-    } else if (!strcmp(n, "resize")) { /* box shrinking: super-sampling; enlarging: cubic; else Lanczos */
-        const NppiRect src = {0, 0, in.width, in.height}, dst = {0, 0, out.width, out.height};
-        const int mode = GF_RESIZE_ARGS(s).filter == GF_FILTER_BOX ? NPPI_INTER_SUPER
-                         : out.width > in.width                    ? NPPI_INTER_CUBIC
-                                                                   : NPPI_INTER_LANCZOS;
-        st = nppiResize_8u_C4R_Ctx(in.data, step, size, src, out.data, ostep, (NppiSize){out.width, out.height}, dst,
-                                   mode, npp);
-    } else {
-        int levels[4] = {257, 257, 257, 257};
-        Npp32s lo[4] = {0, 0, 0, 0}, hi[4] = {256, 256, 256, 256};
-        st = nppiHistogramEven_8u_C4R_Ctx(in.data, step, size, npp_hist, levels, lo, hi, npp_buf, npp);
-    }
+    const int st = npp_peer(s)(GFB_NPP_RUN, &npp, s, &in, &out);
     if (st != NPP_SUCCESS) {
-        fprintf(stderr, "gfbench: NPP's %s failed: status %d\n", n, (int)st);
+        fprintf(stderr, "gfbench: NPP's %s failed: status %d\n", s->op->name, st);
         exit(1);
     }
 }
@@ -307,9 +215,12 @@ static void bench_format(const char *fmt, int w, int h)
             const double gbs = moved / ms / 1e6;
             double nppms = 0;
 #ifdef HAVE_NPP
-            if (c == 4 && d == 8 && npp_has(st)) {
-                if (!strcmp(st->op->name, "blur"))
-                    npp_gauss_taps(GF_BLUR_ARGS(st).sigma, GF_BLUR_ARGS(st).radius);
+            gfb_npp_fn *peer = npp_peer(st);
+            if (c == 4 && d == 8 && peer && peer(GFB_NPP_HAS, &npp, st, &in, &out)) {
+                if (peer(GFB_NPP_PREPARE, &npp, st, &in, &out)) {
+                    fprintf(stderr, "gfbench: NPP's %s could not be prepared\n", st->op->name);
+                    exit(1);
+                }
                 nppms = timeit(&(struct job){K_NPP, 0, st});
             }
 #endif
@@ -395,17 +306,6 @@ int main(int argc, char **argv)
     npp.nCudaDevAttrComputeCapabilityMajor = p.major;
     npp.nCudaDevAttrComputeCapabilityMinor = p.minor;
     CK(cudaStreamGetFlags(stream, &npp.nStreamFlags));
-    CK(cudaMalloc((void **)&d_gauss, sizeof(Npp32f) * 4096));
-    for (int i = 0; i < 4; i++)
-        CK(cudaMalloc((void **)&npp_hist[i], sizeof(Npp32s) * 256));
-    {
-        int levels[4] = {257, 257, 257, 257};
-        size_t bsize = 0;
-        const NppiSize size = {w, h};
-        if (nppiHistogramEvenGetBufferSize_8u_C4R_Ctx(size, levels, &bsize, npp) != NPP_SUCCESS)
-            return 1;
-        CK(cudaMalloc((void **)&npp_buf, bsize ? bsize : 1));
-    }
     const NppLibraryVersion *v = nppGetLibVersion();
     printf("gfbench: NPP %d.%d.%d side by side (RGBA8, replicate border)\n", v->major, v->minor, v->build);
 #else
