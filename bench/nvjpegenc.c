@@ -7,7 +7,7 @@
  * with the standard ones, at 4:2:0 and 4:4:4: for each, the status of
  * nvjpegEncodeImage and nvjpegEncodeRetrieveBitstream, the CUDA error after
  * them, the bitstream's size and the milliseconds (a flat grey RGB image,
- * quality 90).  src/nvjpeg.c gives optimized tables only up to the largest
+ * quality 90).  src/io/nvjpeg.c gives optimized tables only up to the largest
  * size that passes here.  A failure can end the CUDA context (error 700),
  * so the sizes run from small to large and the run stops at the first one.
  *

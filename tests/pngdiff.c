@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Differential test of the plain-PNG reader (src/codec_png.c) against
+/* Differential test of the plain-PNG reader (src/io/codec_png.c) against
  * gpufilter's libpng path: mutants of the seed files, each decoded both
  * ways, must get the same verdict (decoded or refused, with the same
  * message) and, decoded, the same pixels.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Batch mode's GPU: the lanes (a gf_cuda each, and nvJPEG for them), opened
- * by a thread of their own while the CPU works (src/batch.c), and whether a
+ * by a thread of their own while the CPU works (src/engine/batch.c), and whether a
  * batch is worth starting them for. */
 #include "config.h"
 

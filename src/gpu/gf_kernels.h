@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What src/ops/<op>/<op>.cu may use of the CUDA back end (src/cuda.c), C types
+/* What src/ops/<op>/<op>.cu may use of the CUDA back end (src/gpu/cuda.c), C types
  * only.  Images are packed (stride = width * channels * bytes) in device
  * memory, 256-byte aligned. */
 #ifndef GF_KERNELS_H

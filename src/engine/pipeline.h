@@ -74,7 +74,7 @@ gf_status gf_gpu_jpeg(const gf_plan *plan, gf_cuda *cu, gf_nvjpeg *nj, const uin
                       gf_meta *meta, const char *name, const char *output, uint8_t **bytes, size_t *len,
                       gf_image *img, int *cpu, double *mp);
 
-/* Batch mode (-o DIR, src/batch.c): every INPUT (and every path of each
+/* Batch mode (-o DIR, src/engine/batch.c): every INPUT (and every path of each
  * @LIST) through the plan into DIR.  Returns the exit status (0 or 1). */
 int gf_batch(const gf_plan *plan);
 

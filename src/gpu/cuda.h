@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The CUDA back end (src/cuda.c): device choice, device buffers, the
+/* The CUDA back end (src/gpu/cuda.c): device choice, device buffers, the
  * pipeline resident on the GPU.  Host C only; kernels live in src/ops/<op>/. */
 #ifndef GF_CUDA_H
 #define GF_CUDA_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Batch mode's parts, shared by them alone: the batch; its list, every
- * INPUT read and each output settled before any image (src/batch_list.c);
- * its GPU lanes and their start (src/batch_gpu.c); its workers and the
- * whole run (src/batch.c). */
+ * INPUT read and each output settled before any image (src/engine/batch_list.c);
+ * its GPU lanes and their start (src/engine/batch_gpu.c); its workers and the
+ * whole run (src/engine/batch.c). */
 #ifndef GF_BATCH_H
 #define GF_BATCH_H
 
@@ -86,7 +86,7 @@ typedef struct batch {
     int drawn; /* a progress line is on the terminal */
 } batch;
 
-/* ---- messages (src/batch.c; called with b->lock held) ---------------- */
+/* ---- messages (src/engine/batch.c; called with b->lock held) ---------------- */
 
 /* Takes the progress line off the terminal before a message. */
 void batch_clear_progress(batch *b);
@@ -95,7 +95,7 @@ void batch_clear_progress(batch *b);
 void batch_failed_input(batch *b, const char *name, const char *detail);
 void batch_failed_list(batch *b, const char *name, const char *detail);
 
-/* ---- the list (src/batch_list.c) ---------------------------------------- */
+/* ---- the list (src/engine/batch_list.c) ---------------------------------------- */
 
 /* Makes the output directory (and its parents); GF_OK where it is one. */
 gf_status batch_make_dir(const char *dir);
@@ -108,7 +108,7 @@ int batch_settle(batch *b);
 /* The next INPUT to process and its output name; NULL at the end. */
 char *batch_take_input(batch *b, const char **output);
 
-/* ---- the GPU (src/batch_gpu.c) ------------------------------------------ */
+/* ---- the GPU (src/engine/batch_gpu.c) ------------------------------------------ */
 
 /* Under -device auto where the batch is worth it (judged from `first`, one
  * of `n` images), or under -device cuda, starts the lanes' thread. */

@@ -2,10 +2,10 @@
 /* Batch mode (-o DIR INPUT...): every image through the same plan, as fast as
  * the machine allows.  Its stages, in order:
  *
- *   - the list (src/batch_list.c): every INPUT read (the @LISTs whole) and
+ *   - the list (src/engine/batch_list.c): every INPUT read (the @LISTs whole) and
  *     each output settled before any image, so that no output is written
  *     over a listed input or another output;
- *   - the GPU (src/batch_gpu.c): under -device auto, started only where the
+ *   - the GPU (src/engine/batch_gpu.c): under -device auto, started only where the
  *     batch's estimated CPU time is more than its start; then its lanes,
  *     opened by a thread of their own while the CPU works, and nvJPEG for
  *     them once a JPEG comes (unless -codec cpu);
@@ -17,7 +17,7 @@
  * chain only, so that while one worker's image is on the GPU the others
  * decode and encode, and the uploads, kernels and downloads of different
  * images overlap on their streams; a JPEG goes to its lane compressed, to be
- * decoded there with the other lanes' (src/nvjpeg.c).  The GPU's start is
+ * decoded there with the other lanes' (src/io/nvjpeg.c).  The GPU's start is
  * hidden, not waited for: under -device auto an image taken while the GPU
  * starts runs on the CPU whole (libjpeg-turbo, the fast CPU operations), and
  * N feeders, which wait for the GPU, feed it from the moment it takes images

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* JPEG on the GPU through nvJPEG (src/nvjpeg.c), for batch lanes and large
+/* JPEG on the GPU through nvJPEG (src/io/nvjpeg.c), for batch lanes and large
  * single images: the compressed bytes go up, are decoded into the chain's
  * input buffer (on the hardware JPEG engines where the GPU has them, else
  * with the Huffman code decoded on the SMs or, for small images, on the

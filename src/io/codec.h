@@ -126,7 +126,7 @@ int gf_jpeg_walk(const uint8_t *b, size_t n, int (*visit)(void *ctx, uint8_t mar
                  void *ctx);
 
 /* The EXIF orientation (1-8: which way the stored pixels are to be turned
- * for display), 0 when there is none (src/exif.c, libexif). */
+ * for display), 0 when there is none (src/io/exif.c, libexif). */
 int gf_exif_orientation(const gf_meta *m);
 /* Where m has no density: EXIF's (XResolution, YResolution and
  * ResolutionUnit of IFD0, per inch or cm), if it holds one. */
@@ -159,7 +159,7 @@ const char *gf_format_name(gf_format f);
 /* The CPU time (ms, one core) of decoding an image of shape `in` from
  * format `fin` and encoding one of shape `out` as `fout` (GF_FMT_NONE: no
  * decode, or no encode) at the default settings, measured as the
- * operations' costs are (src/ops.c), on 12 MP photo-like images:
+ * operations' costs are (src/ops/ops.c), on 12 MP photo-like images:
  * libjpeg-turbo 1.1 ns a sample to decode and 1.2 to encode, PNG 6 and 10
  * (one strip at a time), PNM a copy.  Within a factor of two, for -device
  * auto and -codec auto. */
