@@ -237,7 +237,7 @@ const gf_setting gf_settings_table[] = {
     {"background", GF_ARG_REQUIRED, "COLOR", "fill for -rotate: none, black, white, #RRGGBB[AA]", set_background},
     {"device", GF_ARG_REQUIRED, "auto|cpu|cuda[:N]", "where operations run (auto)", set_device},
     {"quality", GF_ARG_REQUIRED, "N", "JPEG quality 1..100 (90)", set_quality},
-    {"compress", GF_ARG_REQUIRED, "N", "PNG deflate level 0..9 (6)", set_compress},
+    {"compress", GF_ARG_REQUIRED, "N", "PNG deflate level 0..9 (6; 1 the fast level)", set_compress},
     {"codec", GF_ARG_REQUIRED, "auto|gpu|cpu",
      "JPEG on a GPU: nvJPEG where it pays (batches once it is up, large single images), nvJPEG only, or "
      "libjpeg-turbo byte for byte (auto)",

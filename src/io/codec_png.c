@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "codec.h"
+#include "deflate_fast.h"
 #include "parallel.h"
 
 /* Whether this machine's 16-bit samples (ours: native) differ from PNG's
@@ -578,7 +579,8 @@ gf_status gf_png_decode(const uint8_t *buf, size_t n, const gf_decode_opts *o, g
  * Rows are filtered as libpng filters them by default: each row takes the one
  * of the five filters whose output has the least sum of absolute values (as
  * signed bytes), the first such in the order None, Sub, Up, Average, Paeth;
- * at level 0 every row is None.  The filtered rows are deflated in strips of
+ * at level 1 (the fast level) the same of Sub, Up and Paeth; at level 0
+ * every row is None.  The filtered rows are deflated in strips of
  * about STRIP_BYTES, each strip a raw deflate stream ended with a sync flush
  * (the last one with the end of the stream), as pigz does: the strips
  * concatenated are one zlib stream, and the file does not depend on how many
@@ -591,8 +593,9 @@ enum { STRIP_BYTES = 1 << 20, WINDOW = 32768 };
 /* How a strip is deflated: STORED (level 0) and RLE by zlib, each strip primed
  * with the 32 KiB of filtered data before it; LIBDEFLATE by libdeflate's
  * compressor at the same level (faster than zlib's for the same size),
- * unprimed, since libdeflate takes no dictionary. */
-enum method { STORED, RLE, LIBDEFLATE };
+ * unprimed, since libdeflate takes no dictionary; FAST (level 1) by
+ * gf_deflate_fast, each strip on its own. */
+enum method { STORED, RLE, LIBDEFLATE, FAST };
 
 struct strip {
     int k;              /* which strip */
@@ -710,9 +713,14 @@ static void filter_rows(const struct writer *w, int y0, int y1, uint8_t *out, ui
             out[0] = 0;
             memcpy(out + 1, row, n);
         } else {
+            /* the fast level tries the three filters that win on photographs
+             * and graphics alike, not None and Average */
+            static const int all[5] = {0, 1, 2, 3, 4}, fast[3] = {1, 2, 4};
+            const int *try = w->level == 1 ? fast : all, ntry = w->level == 1 ? 3 : 5;
             size_t best = SIZE_MAX;
             int k = 0;
-            for (int f = 0; f < 5; f++) {
+            for (int t = 0; t < ntry; t++) {
+                const int f = try[t];
                 const size_t sum = filters[f](row, prev, n, w->bpp, cand[k] + 1);
                 cand[k][0] = (uint8_t)f;
                 if (sum < best) {
@@ -824,6 +832,13 @@ static int deflate_strip(const struct writer *w, struct strip *s, const uint8_t 
 {
     if (s->method == LIBDEFLATE)
         return libdeflate_strip(w, s, in, n, last, lead);
+    if (s->method == FAST) {
+        if (!(s->chunk = malloc(lead + gf_deflate_fast_bound(n) + 4)))
+            return -1;
+        const size_t m = gf_deflate_fast(in, n, last, s->chunk + lead);
+        s->n = lead + m + 4;
+        return m ? 0 : -1;
+    }
     z_stream z = {0};
     if (deflateInit2(&z, w->level, Z_DEFLATED, -15, 8, s->method == RLE ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
@@ -880,7 +895,7 @@ static void make_strip(void *ctx, int i)
  * but line art, flat graphics and smooth images much worse.  Each image is
  * compressed both ways: a small one (one strip) whole, a larger one on a
  * sample, BANDS bands of rows spread over it, SAMPLE_BYTES in all.  RLE is kept
- * unless libdeflate is smaller by more than 2% (levels 1-6, where speed
+ * unless libdeflate is smaller by more than 2% (levels 2-6, where speed
  * counts) or at all (levels 7-9, where size does). */
 enum { SAMPLE_BYTES = 1 << 19, BANDS = 8 };
 
@@ -1037,7 +1052,9 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
         return gf_error(GF_ENOMEM, "out of memory encoding PNG");
     enum method method = STORED;
     int first = 0, oom = 0;
-    if (w.level > 0 && w.nstrips == 1) { /* the trial is the encoding */
+    if (w.level == 1) {
+        method = FAST;
+    } else if (w.level > 0 && w.nstrips == 1) { /* the trial is the encoding */
         w.strip[0].method = RLE;
         w.strip[1].method = LIBDEFLATE;
         gf_parallel_for(2, threads, make_strip, &w);
@@ -1055,7 +1072,9 @@ gf_status gf_png_encode(FILE *f, const gf_image *img, const gf_encode_opts *o)
     } else if (w.level > 0) {
         method = sample_method(&w, threads);
     }
-    if (o->detail && method == LIBDEFLATE)
+    if (o->detail && method == FAST)
+        snprintf(o->detail, GF_ENCODE_DETAIL, "fast");
+    else if (o->detail && method == LIBDEFLATE)
         snprintf(o->detail, GF_ENCODE_DETAIL, "libdeflate %d", w.level);
     else if (o->detail)
         snprintf(o->detail, GF_ENCODE_DETAIL, "zlib %d %s", w.level, method == RLE ? "rle" : "stored");
