@@ -7,8 +7,7 @@
 #ifndef GF_NPP_PEER_H
 #define GF_NPP_PEER_H
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 #include <cuda_runtime_api.h>
 #include <npp.h>
@@ -17,7 +16,7 @@
 
 enum gfb_npp_mode {
     GFB_NPP_HAS,     /* 1 where NPP has a counterpart of the step, else 0 */
-    GFB_NPP_PREPARE, /* uploads what a run needs (taps, weights), outside the timing: 0 */
+    GFB_NPP_PREPARE, /* uploads what a run needs (taps, weights), outside the timing: 0, else -1 */
     GFB_NPP_RUN,     /* runs it on ctx's stream: NPP's status */
 };
 typedef int gfb_npp_fn(enum gfb_npp_mode mode, const NppStreamContext *ctx, const gf_step *s, const gf_image *in,
@@ -26,17 +25,7 @@ typedef int gfb_npp_fn(enum gfb_npp_mode mode, const NppStreamContext *ctx, cons
 /* A device buffer of at least `bytes`, kept and grown across calls (gfbench's). */
 Npp8u *gfb_npp_scratch(size_t bytes);
 
-/* A CUDA call that must succeed: the benchmark stops where one fails. */
-#define GFB_CK(x)                                                                                                      \
-    do {                                                                                                               \
-        cudaError_t e_ = (x);                                                                                          \
-        if (e_ != cudaSuccess) {                                                                                       \
-            fprintf(stderr, "gfbench: %s: %s\n", #x, cudaGetErrorString(e_));                                          \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-/* The whole image as NPP's size, origin and row steps. */
+/* The whole image's size, and the origin, as NPP takes them. */
 #define GFB_NPP_SIZE(in) ((NppiSize){(in)->width, (in)->height})
 #define GFB_NPP_ZERO ((NppiPoint){0, 0})
 

@@ -29,9 +29,9 @@ int gfb_npp_blur(enum gfb_npp_mode mode, const NppStreamContext *ctx, const gf_s
         for (int i = 0; i < 2 * r + 1; i++)
             k[i] = (float)(k[i] / tot);
         if (!d_taps)
-            GFB_CK(cudaMalloc((void **)&d_taps, sizeof k));
-        GFB_CK(cudaMemcpy(d_taps, k, sizeof(float) * (2 * r + 1), cudaMemcpyHostToDevice));
-        return 0;
+            if (cudaMalloc((void **)&d_taps, sizeof k) != cudaSuccess)
+                return -1;
+        return cudaMemcpy(d_taps, k, sizeof(float) * (2 * r + 1), cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
     }
     return nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(in->data, (int)in->stride, GFB_NPP_SIZE(in), GFB_NPP_ZERO,
                                                     out->data, (int)out->stride, GFB_NPP_SIZE(in), 2 * r + 1, d_taps,

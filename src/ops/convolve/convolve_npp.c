@@ -22,9 +22,9 @@ int gfb_npp_convolve(enum gfb_npp_mode mode, const NppStreamContext *ctx, const 
         for (int i = 0; i < k->w * k->h; i++)
             q[i] = (Npp32s)lround(k->q[i] / 4096.0);
         if (!d_q)
-            GFB_CK(cudaMalloc((void **)&d_q, sizeof q));
-        GFB_CK(cudaMemcpy(d_q, q, sizeof(Npp32s) * k->w * k->h, cudaMemcpyHostToDevice));
-        return 0;
+            if (cudaMalloc((void **)&d_q, sizeof q) != cudaSuccess)
+                return -1;
+        return cudaMemcpy(d_q, q, sizeof(Npp32s) * k->w * k->h, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
     }
     return nppiFilterBorder_8u_C4R_Ctx(in->data, (int)in->stride, GFB_NPP_SIZE(in), GFB_NPP_ZERO, out->data,
                                        (int)out->stride, GFB_NPP_SIZE(in), d_q, (NppiSize){k->w, k->h},

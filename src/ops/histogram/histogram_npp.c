@@ -21,7 +21,8 @@ int gfb_npp_histogram(enum gfb_npp_mode mode, const NppStreamContext *ctx, const
         size_t bytes = 0;
         for (int i = 0; i < 4; i++)
             if (!d_hist[i])
-                GFB_CK(cudaMalloc((void **)&d_hist[i], sizeof(Npp32s) * 256));
+                if (cudaMalloc((void **)&d_hist[i], sizeof(Npp32s) * 256) != cudaSuccess)
+                    return -1;
         if (nppiHistogramEvenGetBufferSize_8u_C4R_Ctx(GFB_NPP_SIZE(in), levels, &bytes, *ctx) != NPP_SUCCESS)
             return -1;
         d_work = gfb_npp_scratch(bytes ? bytes : 1);
