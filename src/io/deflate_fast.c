@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* PNG's fast level (RFC 1951): one dynamic-Huffman block per call.  Two
- * passes over the input: the first counts the literals and the run
- * lengths, the second writes them with length-limited canonical codes built
- * from those counts.  A run is a byte repeated after itself: a match at
- * distance 1, so the one distance code is code 0. */
-#include "deflate_fast.h"
+/* PNG's fast level (RFC 1951): one dynamic-Huffman block per call.  The
+ * input becomes tokens (literals, and runs found 64 positions at a time)
+ * and their counts; then the tokens are written with length-limited
+ * canonical codes built from those counts.  A run is a byte repeated after
+ * itself: a match at distance 1, so the one distance code is code 0. */
 #include "config.h"
+
+#include "deflate_fast.h"
 
 #include <pthread.h>
 #include <stdlib.h>
